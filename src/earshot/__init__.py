@@ -1,0 +1,3 @@
+"""earshot: a provider-agnostic terminal coding agent."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""ACP v1 server over stdio. Translates ACP requests to `core`'s session and turn contracts."""

@@ -1,0 +1,1 @@
+"""Interactive terminal UI (prompt-toolkit live region over rich scrollback)."""
