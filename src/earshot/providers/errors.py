@@ -137,9 +137,9 @@ def classify_http(
     ``never_retry`` marks answers the vendor documents as permanent (spend caps, daily quota).
     """
     message = redact(message)
-    if status == 400 or status == 413 or code == "context_length_exceeded":
-        if is_context_overflow(message, code):
-            return ProviderError("context_overflow", message, status=status, retryable=False)
+    overflow_status = status in (400, 413) or code == "context_length_exceeded"
+    if overflow_status and is_context_overflow(message, code):
+        return ProviderError("context_overflow", message, status=status, retryable=False)
     kind = kind_for_status(status)
     retryable = status in _RETRYABLE_STATUS and not never_retry
     should = headers.get("x-should-retry")

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     import anyio
 
     JSONValue: TypeAlias = (
-        "str | int | float | bool | None | list[JSONValue] | dict[str, JSONValue]"
+        "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
     )
 else:
     # msgspec cannot resolve a recursive alias; at run time JSON values decode as plain

@@ -1,0 +1,1 @@
+"""The cyclopts command line: assembles tui, acp and mcp; headless renderer; earshot.v1."""
