@@ -6,7 +6,6 @@ Code under test never mutates ``os.environ``; tests change it only through ``mon
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,7 +32,7 @@ _CLEARED = (
 
 
 @pytest.fixture(autouse=True)
-def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
         if name.endswith(_CLEARED_SUFFIXES) or name in _CLEARED or name.startswith("EARSHOT_"):
             monkeypatch.delenv(name, raising=False)
