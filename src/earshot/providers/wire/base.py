@@ -15,12 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
+
+import msgspec
 
 from earshot.providers.errors import ProviderError
 from earshot.providers.sse import SSEEvent
 from earshot.providers.target import Target, WireName
 from earshot.providers.types import JSONObject, ModelRequest, StreamEvent
+from earshot.providers.wire.assemble import Assembler
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,6 +52,62 @@ class StreamParser(Protocol):
         complete so far."""
         ...
 
+    def fail(self, error: ProviderError) -> list[StreamEvent]:
+        """The transport failed mid-stream: the terminal ``ErrorEvent``."""
+        ...
+
+
+class ParserBase:
+    """A ``StreamParser`` over an ``Assembler``: subclasses implement ``handle``.
+
+    A ``data`` payload that is not valid JSON ends the stream with a retryable ``server``
+    error (retried only if nothing was emitted yet); it is never skipped silently.
+    """
+
+    def __init__(self, provider: str) -> None:
+        self.asm = Assembler(provider)
+
+    @property
+    def done(self) -> bool:
+        return self.asm.done
+
+    def feed(self, event: SSEEvent) -> list[StreamEvent]:
+        if self.asm.done:
+            return []
+        try:
+            return self.handle(event)
+        except MalformedEvent as exc:
+            return self.asm.fail(ProviderError("server", str(exc), retryable=True))
+
+    def handle(self, event: SSEEvent) -> list[StreamEvent]:
+        raise NotImplementedError
+
+    def close(self) -> list[StreamEvent]:
+        return self.asm.eof()
+
+    def abort(self) -> list[StreamEvent]:
+        return self.asm.abort()
+
+    def fail(self, error: ProviderError) -> list[StreamEvent]:
+        return self.asm.fail(error)
+
+
+class MalformedEvent(Exception):
+    """Raised by ``handle`` (or ``decode_object``) for an event it cannot read."""
+
+
+def decode_object(data: str | bytes) -> JSONObject:
+    """A JSON object from an event's data, or ``MalformedEvent`` naming the problem."""
+    try:
+        value: JSONObject = _object_decoder.decode(data)
+    except msgspec.DecodeError as exc:
+        snippet = data[:120] if isinstance(data, str) else data[:120].decode("utf-8", "replace")
+        raise MalformedEvent(f"malformed stream event from provider ({exc}): {snippet!r}") from exc
+    return value
+
+
+_object_decoder = msgspec.json.Decoder(dict[str, Any])
+
 
 class Wire(Protocol):
     @property
@@ -63,4 +122,11 @@ class Wire(Protocol):
     ) -> ProviderError: ...
 
 
-__all__ = ["HttpCall", "StreamParser", "Wire"]
+__all__ = [
+    "HttpCall",
+    "MalformedEvent",
+    "ParserBase",
+    "StreamParser",
+    "Wire",
+    "decode_object",
+]

@@ -1,0 +1,227 @@
+"""``stream()``: one model call, streamed, with retries and abort. The only place that sends
+a model request over HTTP.
+
+Order of work for each attempt::
+
+    build the call (adapter) -> POST -> status >= 400 ? classify (adapter) : decode SSE
+    -> parser events -> consumer
+
+Contracts:
+
+- Exactly one terminal event (``Finish`` or ``ErrorEvent``) ends every stream, and nothing
+  follows it; a vendor stream that closes early still ends in one ``Finish``.
+- A failure is retried (per ``RetryPolicy``) only while nothing has been yielded: an HTTP
+  error, a connection failure, or a retryable in-stream error arriving as the first event.
+  Once a delta reached the consumer, a failure is the terminal ``ErrorEvent``.
+- ``request.abort`` is honoured at every await: connecting, waiting for headers, between
+  chunks and during back-off. An abort ends the stream with ``Finish(reason="aborted")``
+  carrying the parts completed so far, and closes the connection.
+- No exception escapes for provider or transport failures; the consumer sees events only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Generic, TypeVar
+
+import anyio
+import httpx
+import msgspec
+
+from earshot import __version__
+from earshot.providers.errors import ProviderError, redact
+from earshot.providers.http import shared_client
+from earshot.providers.retry import RetryPolicy
+from earshot.providers.sse import SSEDecoder
+from earshot.providers.target import Target
+from earshot.providers.types import ErrorEvent, Finish, Message, ModelRequest, StreamEvent, Usage
+from earshot.providers.wire import get_wire
+from earshot.providers.wire.base import StreamParser
+
+T = TypeVar("T")
+
+
+class _Outcome(Generic[T]):
+    __slots__ = ("aborted", "error", "value")
+
+    def __init__(self) -> None:
+        self.value: T | None = None
+        self.error: BaseException | None = None
+        self.aborted = False
+
+
+async def _race(fn: Callable[[], Awaitable[T]], abort: anyio.Event | None) -> _Outcome[T]:
+    """Run ``fn`` until it returns or ``abort`` is set, whichever comes first."""
+    outcome: _Outcome[T] = _Outcome()
+    if abort is None:
+        try:
+            outcome.value = await fn()
+        except Exception as exc:
+            outcome.error = exc
+        return outcome
+    if abort.is_set():
+        outcome.aborted = True
+        return outcome
+
+    async with anyio.create_task_group() as tg:
+
+        async def run() -> None:
+            try:
+                outcome.value = await fn()
+            except Exception as exc:
+                outcome.error = exc
+            tg.cancel_scope.cancel()
+
+        async def watch() -> None:
+            await abort.wait()
+            outcome.aborted = True
+            tg.cancel_scope.cancel()
+
+        tg.start_soon(run)
+        tg.start_soon(watch)
+    return outcome
+
+
+def _aborted() -> Finish:
+    return Finish(reason="aborted", message=Message(role="assistant", parts=[]), usage=Usage())
+
+
+def _transport_error(exc: BaseException, target: Target) -> ProviderError:
+    kind_text = type(exc).__name__
+    detail = redact(str(exc), target.secrets()) or kind_text
+    if isinstance(exc, httpx.TimeoutException):
+        message = f"{target.provider}: request timed out ({kind_text}: {detail})"
+    elif isinstance(exc, httpx.RemoteProtocolError):
+        message = f"{target.provider}: connection closed mid-response ({detail})"
+    else:
+        message = f"{target.provider}: network error ({kind_text}: {detail})"
+    return ProviderError("network", message, retryable=True)
+
+
+async def stream(
+    request: ModelRequest,
+    target: Target,
+    *,
+    client: httpx.AsyncClient | None = None,
+    retry: RetryPolicy | None = None,
+) -> AsyncIterator[StreamEvent]:
+    """Stream one model call. See the module docstring for the contracts."""
+    policy = retry or RetryPolicy()
+    abort = request.abort
+    try:
+        wire = get_wire(target.wire)
+        call = wire.build_call(request, target)
+    except ProviderError as exc:
+        yield exc.to_event()
+        return
+    http = client or shared_client()
+    headers = {
+        "content-type": "application/json",
+        "accept": "text/event-stream",
+        "user-agent": f"earshot/{__version__}",
+        **call.headers,
+    }
+    body = msgspec.json.encode(call.body)
+    attempt = 0
+    while True:
+        parser: StreamParser = wire.parser(request, target)
+        error: ProviderError | None = None
+        emitted = False
+        http_request = http.build_request(
+            call.method, call.url, params=dict(call.params), headers=headers, content=body
+        )
+
+        async def send(req: httpx.Request = http_request) -> httpx.Response:
+            return await http.send(req, stream=True)
+
+        sent = await _race(send, abort)
+        if sent.aborted:
+            yield _aborted()
+            return
+        if sent.error is not None or sent.value is None:
+            error = _transport_error(sent.error or RuntimeError("no response"), target)
+        else:
+            response = sent.value
+            try:
+                if response.status_code >= 400:
+                    raw = await _race(response.aread, abort)
+                    if raw.aborted:
+                        yield _aborted()
+                        return
+                    error = wire.error_from_response(
+                        response.status_code, response.headers, raw.value or b"", target
+                    )
+                    if raw.error is not None:
+                        error = _transport_error(raw.error, target)
+                else:
+                    decoder = SSEDecoder()
+                    chunks = response.aiter_bytes()
+                    while error is None:
+                        got = await _race(chunks.__anext__, abort)
+                        if got.aborted:
+                            for event in parser.abort():
+                                yield event
+                            return
+                        if isinstance(got.error, StopAsyncIteration):
+                            sse_events = decoder.close()
+                        elif got.error is not None:
+                            failure = _transport_error(got.error, target)
+                            if emitted:
+                                for event in parser.fail(failure):
+                                    yield event
+                                return
+                            error = failure
+                            break
+                        else:
+                            sse_events = decoder.feed(got.value or b"")
+                        for sse in sse_events:
+                            for event in parser.feed(sse):
+                                if (
+                                    not emitted
+                                    and isinstance(event, ErrorEvent)
+                                    and event.retryable
+                                    and policy.delay(attempt, ProviderError.from_event(event), None)
+                                    is not None
+                                ):
+                                    error = ProviderError.from_event(event)
+                                    break
+                                emitted = True
+                                yield event
+                            if error is not None or parser.done:
+                                break
+                        if error is None and parser.done:
+                            return
+                        if error is None and isinstance(got.error, StopAsyncIteration):
+                            for event in parser.close():
+                                yield event
+                            return
+            finally:
+                await response.aclose()
+        assert error is not None
+        delay = policy.delay(attempt, error)
+        if delay is None:
+            yield error.to_event()
+            return
+        attempt += 1
+        if abort is not None:
+            with anyio.move_on_after(delay):
+                await abort.wait()
+            if abort.is_set():
+                yield _aborted()
+                return
+        else:
+            await anyio.sleep(delay)
+
+
+async def collect(
+    request: ModelRequest,
+    target: Target,
+    *,
+    client: httpx.AsyncClient | None = None,
+    retry: RetryPolicy | None = None,
+) -> list[StreamEvent]:
+    """Every event of one call, in order (for tests and simple callers)."""
+    return [event async for event in stream(request, target, client=client, retry=retry)]
+
+
+__all__ = ["collect", "stream"]
