@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from earshot.providers.models import BudgetOption, EffortOption, ModelInfo
 from earshot.providers.types import (
     ImagePart,
+    JSONValue,
     Message,
     ModelRequest,
     ReasoningPart,
@@ -44,7 +45,7 @@ LIST_TOOL = ToolSpec(
 )
 
 # Reasoning and signatures as each test provider recorded them on an earlier turn.
-REPLAY_METADATA_REASONING = {
+REPLAY_METADATA_REASONING: dict[str, JSONValue] = {
     "anthropic": {"signature": "sig-anthropic-1"},
     "openai": {
         "item_id": "rs_1",
@@ -53,7 +54,7 @@ REPLAY_METADATA_REASONING = {
     },
     "deepseek": {"field": "reasoning_content"},
 }
-REPLAY_METADATA_CALL = {
+REPLAY_METADATA_CALL: dict[str, JSONValue] = {
     "google": {"thoughtSignature": "sig-google-1"},
     "openai": {"item_id": "fc_1"},
 }
