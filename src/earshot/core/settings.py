@@ -1,0 +1,138 @@
+"""Settings from three scopes, read in order and merged: user, project, local.
+
+::
+
+    user     $XDG_CONFIG_HOME/earshot/settings.json   (~/.config/earshot/settings.json)
+    project  <project>/.earshot/settings.json          (checked in)
+    local    <project>/.earshot/settings.local.json    (git-ignored by convention)
+
+``<project>`` is the nearest directory at or above the cwd holding ``.earshot/`` or
+``.git``, else the cwd. A later scope overrides an earlier one's scalar values (``model``,
+a provider's ``base_url``) and merges into its objects (headers, model overrides). API keys
+are never read from settings.
+
+A malformed file, or a known field of the wrong type, is a ``SettingsError`` naming the file
+(and line and column, or the field) and the fix; nothing is written back. Unknown top-level
+fields are kept for the features that read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from earshot.providers.auth import config_dir
+from earshot.providers.jsonfile import JSONFileError, load_json_object
+from earshot.providers.registry import ProviderSettings
+from earshot.providers.types import JSONObject, JSONValue
+
+
+class SettingsError(Exception):
+    """A settings file earshot cannot use; ``str()`` names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class SettingsFile:
+    scope: str
+    path: Path
+    data: JSONObject
+
+
+@dataclass
+class Settings:
+    files: list[SettingsFile] = field(default_factory=list)
+    model: str | None = None
+    providers: dict[str, ProviderSettings] = field(default_factory=dict)
+    models: dict[str, dict[str, JSONObject]] = field(default_factory=dict)
+
+    def provider(self, provider_id: str) -> ProviderSettings | None:
+        return self.providers.get(provider_id)
+
+
+def project_root(cwd: Path) -> Path:
+    for directory in (cwd, *cwd.parents):
+        if (directory / ".earshot").is_dir() or (directory / ".git").exists():
+            return directory
+    return cwd
+
+
+def settings_paths(cwd: Path) -> list[tuple[str, Path]]:
+    root = project_root(cwd)
+    return [
+        ("user", config_dir() / "settings.json"),
+        ("project", root / ".earshot" / "settings.json"),
+        ("local", root / ".earshot" / "settings.local.json"),
+    ]
+
+
+def _fail(path: Path, where: str, message: str) -> SettingsError:
+    return SettingsError(f"{path}: {where}: {message}")
+
+
+def _str_map(value: JSONValue, path: Path, where: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise _fail(path, where, "must be an object of strings")
+    return {k: v for k, v in value.items() if isinstance(v, str)}
+
+
+def _merge(settings: Settings, source: SettingsFile) -> None:
+    path, data = source.path, source.data
+    if "model" in data:
+        model = data["model"]
+        if not isinstance(model, str) or "/" not in model:
+            raise _fail(path, '"model"', 'must be a string "provider/model"')
+        settings.model = model
+    providers = data.get("providers", {})
+    if not isinstance(providers, dict):
+        raise _fail(path, '"providers"', "must be an object keyed by provider id")
+    for pid, entry in providers.items():
+        where = f'"providers.{pid}"'
+        if not isinstance(entry, dict):
+            raise _fail(path, where, "must be an object")
+        for key in entry:
+            if key in ("api_key", "apiKey", "key"):
+                raise _fail(
+                    path,
+                    f"{where}.{key}",
+                    f"API keys are not read from settings; use an env var or "
+                    f"`earshot auth login {pid}`",
+                )
+        base_url = entry.get("base_url")
+        if base_url is not None and not isinstance(base_url, str):
+            raise _fail(path, f"{where}.base_url", "must be a string URL")
+        headers = _str_map(entry.get("headers", {}), path, f"{where}.headers")
+        previous = settings.providers.get(pid, ProviderSettings())
+        settings.providers[pid] = ProviderSettings(
+            base_url=base_url if base_url is not None else previous.base_url,
+            headers={**previous.headers, **headers},
+        )
+    models = data.get("models", {})
+    if not isinstance(models, dict):
+        raise _fail(path, '"models"', "must be an object: provider -> model id -> fields")
+    for pid, entries in models.items():
+        if not isinstance(entries, dict):
+            raise _fail(path, f'"models.{pid}"', "must be an object keyed by model id")
+        merged = settings.models.setdefault(pid, {})
+        for model_id, fields in entries.items():
+            if not isinstance(fields, dict):
+                raise _fail(path, f'"models.{pid}.{model_id}"', "must be an object of fields")
+            merged[model_id] = {**merged.get(model_id, {}), **fields}
+
+
+def load_settings(cwd: Path | None = None) -> Settings:
+    """The merged settings for ``cwd``; ``SettingsError`` for a file that cannot be used."""
+    settings = Settings()
+    for scope, path in settings_paths(cwd or Path.cwd()):
+        try:
+            data = load_json_object(path)
+        except JSONFileError as exc:
+            raise SettingsError(str(exc)) from exc
+        if data is None:
+            continue
+        source = SettingsFile(scope, path, data)
+        _merge(settings, source)
+        settings.files.append(source)
+    return settings
+
+
+__all__ = ["Settings", "SettingsError", "SettingsFile", "load_settings", "project_root"]

@@ -1,0 +1,336 @@
+"""The provider registry: one row of data per provider, and ``resolve_target``.
+
+Adding an OpenAI-compatible provider is one ``ProviderSpec`` row in ``PROVIDERS`` below;
+nothing else changes (the catalog build reads ``catalog_id`` from here).
+
+Where each part of a ``Target`` comes from, first match wins:
+
+- base URL: env ``<ID>_BASE_URL`` (``-`` becomes ``_``; plus the vendor SDK's own variable
+  where it differs, e.g. ``GEMINI_BASE_URL``), then settings ``providers.<id>.base_url``,
+  then the row's default;
+- API key: the row's env vars in order, then ``auth.json`` (``earshot auth login``). Keys are
+  never read from project settings, which live in repositories;
+- wire: the row's, except an OpenAI model whose catalog entry says it speaks Chat
+  Completions;
+- model facts: the catalog (snapshot, refresh, settings overrides).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from earshot.providers.errors import ProviderError
+from earshot.providers.models import ModelInfo
+from earshot.providers.target import AuthStyle, Secret, Target, WireName
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProviderSpec:
+    id: str
+    name: str
+    wire: WireName
+    base_url: str
+    env: tuple[str, ...]
+    auth: AuthStyle
+    key_required: bool = True
+    base_url_env: tuple[str, ...] = ()
+    catalog_id: str | None = None
+    open_models: bool = False
+    headers: Mapping[str, str] = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def base_url_vars(self) -> tuple[str, ...]:
+        own = self.id.upper().replace("-", "_") + "_BASE_URL"
+        return (own, *(v for v in self.base_url_env if v != own))
+
+
+def _compat(
+    id: str, name: str, base_url: str, env: str, *, catalog_id: str | None = None
+) -> ProviderSpec:
+    return ProviderSpec(
+        id=id,
+        name=name,
+        wire="openai-chat",
+        base_url=base_url,
+        env=(env,),
+        auth="bearer",
+        catalog_id=catalog_id or id,
+    )
+
+
+PROVIDERS: tuple[ProviderSpec, ...] = (
+    ProviderSpec(
+        id="anthropic",
+        name="Anthropic",
+        wire="anthropic-messages",
+        base_url="https://api.anthropic.com",
+        env=("ANTHROPIC_API_KEY",),
+        auth="x-api-key",
+        catalog_id="anthropic",
+    ),
+    ProviderSpec(
+        id="openai",
+        name="OpenAI",
+        wire="openai-responses",
+        base_url="https://api.openai.com/v1",
+        env=("OPENAI_API_KEY",),
+        auth="bearer",
+        catalog_id="openai",
+    ),
+    ProviderSpec(
+        id="google",
+        name="Google Gemini",
+        wire="google-gemini",
+        base_url="https://generativelanguage.googleapis.com",
+        env=("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY"),
+        auth="x-goog-api-key",
+        base_url_env=("GEMINI_BASE_URL",),
+        catalog_id="google",
+    ),
+    ProviderSpec(
+        id="google-vertex",
+        name="Google Vertex AI",
+        wire="google-vertex",
+        base_url="https://aiplatform.googleapis.com",
+        env=(),
+        auth="google-adc",
+        key_required=False,
+        catalog_id="google-vertex",
+        note="application default credentials; adapter not in this release",
+    ),
+    ProviderSpec(
+        id="amazon-bedrock",
+        name="Amazon Bedrock",
+        wire="amazon-bedrock",
+        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+        env=("AWS_BEARER_TOKEN_BEDROCK",),
+        auth="aws-sigv4",
+        key_required=False,
+        catalog_id="amazon-bedrock",
+        note="AWS credentials (SigV4); adapter not in this release",
+    ),
+    ProviderSpec(
+        id="azure",
+        name="Azure OpenAI",
+        wire="azure-openai",
+        base_url="",
+        env=("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"),
+        auth="api-key",
+        catalog_id="azure",
+        note="base URL https://<resource>.openai.azure.com/openai/v1; adapter not in this release",
+    ),
+    _compat("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    _compat("groq", "Groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
+    _compat("mistral", "Mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+    _compat("xai", "xAI", "https://api.x.ai/v1", "XAI_API_KEY"),
+    _compat("deepseek", "DeepSeek", "https://api.deepseek.com", "DEEPSEEK_API_KEY"),
+    _compat(
+        "together",
+        "Together AI",
+        "https://api.together.xyz/v1",
+        "TOGETHER_API_KEY",
+        catalog_id="togetherai",
+    ),
+    _compat(
+        "fireworks",
+        "Fireworks AI",
+        "https://api.fireworks.ai/inference/v1",
+        "FIREWORKS_API_KEY",
+        catalog_id="fireworks-ai",
+    ),
+    _compat("cerebras", "Cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY"),
+    _compat(
+        "moonshot",
+        "Moonshot AI",
+        "https://api.moonshot.ai/v1",
+        "MOONSHOT_API_KEY",
+        catalog_id="moonshotai",
+    ),
+    ProviderSpec(
+        id="zai",
+        name="Z.ai",
+        wire="openai-chat",
+        base_url="https://api.z.ai/api/paas/v4",
+        env=("ZAI_API_KEY", "ZHIPU_API_KEY"),
+        auth="bearer",
+        catalog_id="zai",
+    ),
+    ProviderSpec(
+        id="github-models",
+        name="GitHub Models",
+        wire="openai-chat",
+        base_url="https://models.github.ai/inference",
+        env=("GITHUB_TOKEN",),
+        auth="bearer",
+        catalog_id="github-models",
+    ),
+    ProviderSpec(
+        id="ollama",
+        name="Ollama",
+        wire="openai-chat",
+        base_url="http://localhost:11434/v1",
+        env=("OLLAMA_API_KEY",),
+        auth="bearer",
+        key_required=False,
+        catalog_id="ollama-cloud",
+        open_models=True,
+        note="local server; any pulled model works",
+    ),
+    ProviderSpec(
+        id="lmstudio",
+        name="LM Studio",
+        wire="openai-chat",
+        base_url="http://127.0.0.1:1234/v1",
+        env=("LMSTUDIO_API_KEY",),
+        auth="bearer",
+        key_required=False,
+        catalog_id="lmstudio",
+        open_models=True,
+        note="local server; any loaded model works",
+    ),
+    ProviderSpec(
+        id="openai-compatible",
+        name="OpenAI-compatible server",
+        wire="openai-chat",
+        base_url="",
+        env=("OPENAI_COMPATIBLE_API_KEY",),
+        auth="bearer",
+        key_required=False,
+        open_models=True,
+        note="set providers.openai-compatible.base_url in settings or OPENAI_COMPATIBLE_BASE_URL",
+    ),
+)
+
+_BY_ID = {spec.id: spec for spec in PROVIDERS}
+
+
+class UnknownProviderError(ProviderError):
+    def __init__(self, provider: str, suggestions: list[str]) -> None:
+        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(
+            "invalid_request",
+            f"unknown provider {provider!r}{hint} (`earshot providers` lists them)",
+            retryable=False,
+        )
+        self.provider = provider
+        self.suggestions = suggestions
+
+
+def provider_ids() -> list[str]:
+    return [spec.id for spec in PROVIDERS]
+
+
+def get_provider(provider: str) -> ProviderSpec:
+    spec = _BY_ID.get(provider)
+    if spec is None:
+        raise UnknownProviderError(provider, suggest_providers(provider))
+    return spec
+
+
+def suggest_providers(provider: str, n: int = 3) -> list[str]:
+    ids = provider_ids()
+    found = difflib.get_close_matches(provider, ids, n=n, cutoff=0.5)
+    found += [i for i in ids if provider and (i.startswith(provider) or provider in i)]
+    return list(dict.fromkeys(found))[:n]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProviderSettings:
+    """The part of settings that concerns one provider (validated by the settings loader)."""
+
+    base_url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def base_url_for(
+    spec: ProviderSpec,
+    env: Mapping[str, str],
+    settings: ProviderSettings | None = None,
+) -> str:
+    for var in spec.base_url_vars:
+        value = env.get(var, "").strip()
+        if value:
+            return value.rstrip("/")
+    if settings is not None and settings.base_url:
+        return settings.base_url.rstrip("/")
+    return spec.base_url.rstrip("/")
+
+
+def key_from_env(spec: ProviderSpec, env: Mapping[str, str]) -> tuple[str, str] | None:
+    """The first set key env var of a provider: ``(var, value)``."""
+    for var in spec.env:
+        value = env.get(var, "").strip()
+        if value:
+            return var, value
+    return None
+
+
+def missing_key_error(spec: ProviderSpec) -> ProviderError:
+    where = " or ".join(spec.env) if spec.env else "credentials"
+    return ProviderError(
+        "auth",
+        f"no API key for {spec.id}: set {where}, or run `earshot auth login {spec.id}`",
+        retryable=False,
+    )
+
+
+def resolve_target(
+    spec: ProviderSpec,
+    model: str,
+    *,
+    info: ModelInfo | None,
+    stored_key: str | None = None,
+    settings: ProviderSettings | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Target:
+    """A ready-to-call ``Target``. Raises ``ProviderError("auth")`` when a required key is
+    missing, naming the env var and ``earshot auth login``; ``invalid_request`` when the
+    provider needs a base URL that nobody set."""
+    environ = os.environ if env is None else env
+    base_url = base_url_for(spec, environ, settings)
+    if not base_url:
+        raise ProviderError(
+            "invalid_request",
+            f"{spec.id} needs a base URL: set {spec.base_url_vars[0]} or "
+            f"providers.{spec.id}.base_url in settings",
+            retryable=False,
+        )
+    found = key_from_env(spec, environ)
+    key = found[1] if found else stored_key
+    if not key and spec.key_required:
+        raise missing_key_error(spec)
+    wire: WireName = spec.wire
+    if spec.id == "openai" and info is not None and info.shape == "completions":
+        wire = "openai-chat"
+    headers = dict(spec.headers)
+    if settings is not None:
+        headers.update(settings.headers)
+    return Target(
+        provider=spec.id,
+        wire=wire,
+        base_url=base_url,
+        model=model,
+        auth=spec.auth,
+        api_key=Secret(key) if key else None,
+        info=info,
+        headers=headers,
+    )
+
+
+__all__ = [
+    "PROVIDERS",
+    "ProviderSettings",
+    "ProviderSpec",
+    "UnknownProviderError",
+    "base_url_for",
+    "get_provider",
+    "key_from_env",
+    "missing_key_error",
+    "provider_ids",
+    "resolve_target",
+    "suggest_providers",
+]
