@@ -86,6 +86,7 @@ _OVERFLOW_PATTERNS = re.compile(
             r"context[_ ]length[_ ]exceeded",  # OpenAI code and compat servers
             r"maximum context length",  # OpenAI / vLLM / compat phrasing
             r"context window",  # "exceeds the context window", "input exceeds context window"
+            r"exceeds? (?:the )?context limit",  # Anthropic "input length and max_tokens exceed..."
             r"input token count.*exceeds",  # Gemini "The input token count (N) exceeds the maximum"
             r"exceeds the maximum number of tokens",  # Gemini
             r"too many tokens",  # compat servers
@@ -169,8 +170,9 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
     try:
         seconds = float(raw)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(raw) if raw.strip() else None
-        if parsed is None:
+        try:
+            parsed = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError, IndexError):
             return None
         seconds = parsed.timestamp() - (time.time() if now is None else now)
     return max(0.0, seconds)
