@@ -1,4 +1,9 @@
-"""The console-script entry point. Answers ``--version`` before importing anything heavy."""
+"""The console-script entry point.
+
+``--version`` and the top-level ``--help`` are answered before anything heavy is imported
+(cyclopts, httpx, rich, the catalog): they are what people and scripts run most often to
+check an install, and they must feel instant.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,11 @@ def main(argv: list[str] | None = None) -> int:
         from earshot import __version__
 
         sys.stdout.write(f"earshot {__version__}\n")
+        return 0
+    if args in ([], ["--help"], ["-h"]):
+        from earshot.cli._commands import top_level_help
+
+        sys.stdout.write(top_level_help())
         return 0
     from earshot.cli.app import run
 

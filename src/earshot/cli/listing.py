@@ -1,0 +1,171 @@
+"""``earshot providers`` and ``earshot models``: plain aligned tables, or JSON for scripts.
+
+JSON field names are part of what scripts rely on: add fields, never rename them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import msgspec
+
+from earshot.core.settings import Settings, load_settings
+from earshot.core.targets import load_catalog
+from earshot.providers.auth import AuthStore
+from earshot.providers.catalog import UnknownModelError
+from earshot.providers.models import ModelInfo
+from earshot.providers.pricing import prices_for
+from earshot.providers.registry import (
+    PROVIDERS,
+    ProviderSpec,
+    UnknownProviderError,
+    base_url_for,
+    get_provider,
+    key_from_env,
+)
+from earshot.providers.types import JSONObject, JSONValue
+from earshot.providers.wire import implemented_wires
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _emit_json(value: JSONValue) -> None:
+    sys.stdout.write(msgspec.json.format(msgspec.json.encode(value), indent=2).decode() + "\n")
+
+
+def _key_source(spec: ProviderSpec, stored: set[str]) -> tuple[bool, str]:
+    found = key_from_env(spec, os.environ)
+    if found is not None:
+        return True, f"env {found[0]}"
+    if spec.id in stored:
+        return True, "auth.json"
+    if not spec.key_required:
+        return False, "not needed"
+    return False, "missing"
+
+
+def print_providers(*, as_json: bool, cwd: Path | None = None) -> int:
+    settings = load_settings(cwd)
+    stored = set(AuthStore().providers())
+    wires = set(implemented_wires())
+    records: list[JSONValue] = []
+    rows: list[list[str]] = []
+    for spec in PROVIDERS:
+        key_set, source = _key_source(spec, stored)
+        base_url = base_url_for(spec, os.environ, settings.provider(spec.id))
+        record: JSONObject = {
+            "id": spec.id,
+            "name": spec.name,
+            "wire": spec.wire,
+            "implemented": spec.wire in wires,
+            "env": list(spec.env),
+            "base_url": base_url,
+            "base_url_env": list(spec.base_url_vars),
+            "key_set": key_set,
+            "key_source": source,
+        }
+        if spec.note:
+            record["note"] = spec.note
+        records.append(record)
+        wire = spec.wire if spec.wire in wires else f"{spec.wire} (planned)"
+        rows.append([spec.id, spec.name, wire, source, base_url or "(set in settings)"])
+    if as_json:
+        _emit_json(records)
+    else:
+        sys.stdout.write(_table(["PROVIDER", "NAME", "WIRE", "KEY", "BASE URL"], rows))
+    return 0
+
+
+def _tokens(n: int) -> str:
+    return f"{n:,}" if n > 0 else "-"
+
+
+def _usd(value: float) -> str:
+    return f"{value:.2f}" if value >= 0.1 or value == 0 else f"{value:.3f}".rstrip("0")
+
+
+def _model_record(info: ModelInfo) -> JSONObject:
+    record: JSONObject = {
+        "id": info.ref,
+        "provider": info.provider,
+        "model": info.id,
+        "name": info.name,
+        "context": info.context,
+        "max_output": info.max_output,
+        "vision": info.vision,
+        "reasoning": info.reasoning,
+        "tool_call": info.tool_call,
+    }
+    if info.cost is not None:
+        p = prices_for(info.cost)
+        record["cost_per_million"] = {
+            "input": p.input,
+            "output": p.output,
+            "cache_read": p.cache_read,
+            "cache_write": p.cache_write,
+        }
+    if info.status:
+        record["status"] = info.status
+    return record
+
+
+def _model_row(info: ModelInfo) -> list[str]:
+    if info.cost is not None:
+        p = prices_for(info.cost)
+        prices = [_usd(p.input), _usd(p.output), f"{_usd(p.cache_read)}/{_usd(p.cache_write)}"]
+    else:
+        prices = ["-", "-", "-"]
+    flags = [
+        "yes" if info.vision else "-",
+        "yes" if info.reasoning else "-",
+        "yes" if info.tool_call else "-",
+    ]
+    return [info.ref, _tokens(info.context), _tokens(info.max_output), *prices, *flags]
+
+
+_MODEL_HEADERS = [
+    "MODEL",
+    "CONTEXT",
+    "OUTPUT",
+    "$IN/M",
+    "$OUT/M",
+    "$CACHE R/W",
+    "VISION",
+    "REASONING",
+    "TOOLS",
+]
+
+
+def print_models(provider: str | None, *, as_json: bool, cwd: Path | None = None) -> int:
+    settings: Settings = load_settings(cwd)
+    catalog = load_catalog(settings)
+    for warning in catalog.warnings:
+        sys.stderr.write(f"earshot: warning: {warning}\n")
+    if provider is not None and "/" in provider:
+        infos = [catalog.lookup(provider)]
+    elif provider is not None:
+        try:
+            spec = get_provider(provider)
+        except UnknownProviderError as exc:
+            raise UnknownModelError(provider, str(exc), exc.suggestions) from exc
+        infos = catalog.models(spec.id)
+        if not infos and not as_json:
+            hint = " (any model it serves works; add facts under models in settings)"
+            sys.stdout.write(f"no catalog models for {spec.id}{hint if spec.open_models else ''}\n")
+            return 0
+    else:
+        infos = catalog.models()
+    if as_json:
+        _emit_json([_model_record(info) for info in infos])
+    else:
+        sys.stdout.write(_table(_MODEL_HEADERS, [_model_row(info) for info in infos]))
+    return 0
