@@ -1,0 +1,74 @@
+"""The layer arrows point inward (SPEC §3): cli -> {tui, acp, mcp} -> core -> providers.
+
+Every ``import``/``from`` of ``earshot.*`` in every module is read with ``ast`` (including
+imports inside functions and ``TYPE_CHECKING`` blocks), so a lazy import cannot sneak a
+dependency past the rule.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import earshot
+
+SRC = Path(earshot.__file__).parent
+
+ALLOWED: dict[str, set[str]] = {
+    "providers": {"providers"},
+    "core": {"core", "providers"},
+    "mcp": {"mcp", "core", "providers"},
+    "acp": {"acp", "core", "providers"},
+    "tui": {"tui", "core", "providers"},
+    "cli": {"cli", "tui", "acp", "mcp", "core", "providers"},
+}
+
+
+def _layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "earshot" or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in ALLOWED else None
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def violations() -> list[str]:
+    problems: list[str] = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC)
+        if len(rel.parts) < 2 or rel.parts[0] not in ALLOWED:
+            continue
+        layer = rel.parts[0]
+        for line, module in _imports(path):
+            target = _layer_of(module)
+            if target is not None and target not in ALLOWED[layer]:
+                problems.append(f"{rel}:{line}: {layer} imports {module}")
+    return problems
+
+
+def test_every_layer_imports_only_inward() -> None:
+    assert violations() == []
+
+
+def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
+    bad = tmp_path / "m.py"
+    bad.write_text("def f():\n    from earshot.cli.app import run\n")
+    assert (2, "earshot.cli.app") in _imports(bad)
+    assert _layer_of("earshot.cli.app") == "cli"
+    assert "cli" not in ALLOWED["core"]
+
+
+def test_every_layer_package_exists() -> None:
+    for layer in ALLOWED:
+        assert (SRC / layer / "__init__.py").is_file(), layer
