@@ -13,13 +13,19 @@ import msgspec
 
 class Cost(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """USD per million tokens. ``cache_read``/``cache_write`` default to the input price when
-    the catalog has none; ``reasoning`` defaults to the output price."""
+    the catalog has none; ``reasoning`` defaults to the output price.
+
+    ``context_over_200k``, when present, is the price tier that applies to a whole call once
+    its prompt (input + cache read + cache write) exceeds 200,000 tokens. A tier never has a
+    tier of its own.
+    """
 
     input: float = 0.0
     output: float = 0.0
     cache_read: float | None = None
     cache_write: float | None = None
     reasoning: float | None = None
+    context_over_200k: Cost | None = None
 
 
 class EffortOption(msgspec.Struct, tag="effort", frozen=True, kw_only=True):
@@ -44,7 +50,18 @@ WireShape = Literal["responses", "completions"]
 
 
 class ModelInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """One model of one provider. ``id`` is the vendor's model id (what goes on the wire)."""
+    """One model of one provider. ``id`` is the vendor's model id (what goes on the wire).
+
+    ``context``/``max_output``/``max_input`` are token limits (0 or None when unknown).
+    ``interleaved`` means the model's reasoning must be sent back between tool calls;
+    ``interleaved_field`` names the Chat Completions message field that carries it
+    (``reasoning_content`` or ``reasoning_details``) when the catalog says which.
+    ``npm``/``api``/``shape`` are models.dev's per-model routing overrides, set only where the
+    model is served differently from the rest of its provider: ``npm`` is the AI SDK package
+    naming the wire (``@ai-sdk/anthropic``, ``@ai-sdk/google-vertex/anthropic``,
+    ``@ai-sdk/openai-compatible``, ...), ``api`` a base URL that may contain ``${ENV_VAR}``
+    placeholders, ``shape`` the OpenAI API shape.
+    """
 
     id: str
     provider: str
@@ -60,7 +77,10 @@ class ModelInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     temperature: bool = True
     reasoning_options: list[ReasoningOption] = []
     interleaved_field: str | None = None
+    interleaved: bool = False
     shape: WireShape | None = None
+    npm: str | None = None
+    api: str | None = None
     status: str | None = None
     release_date: str | None = None
     knowledge: str | None = None
