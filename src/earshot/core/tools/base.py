@@ -1,0 +1,203 @@
+"""What a tool is, and what it is given.
+
+::
+
+    Tool              name, description, input type (a msgspec Struct), read_only,
+                      execute(args, ctx) -> ToolResult, permission(args, ctx) -> PermissionRequest
+    define_tool(...)  builds a Tool; refuses a mutating tool with no permission()
+    ToolContext       cwd, injected FileOps and ProcessOps, the session's ToolState, abort, ask
+    ToolResult        content for the model (text and images), is_error, a brief for the UI,
+                      and display data (a diff) for front-ends
+    ToolError         raised by execute: ``message`` is for the model (say what to do instead),
+                      ``brief`` for the UI; the loop turns it into an error result
+
+A tool never ends a turn: whatever it raises becomes an error result the model reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generic, Literal, TypeVar
+
+import anyio
+import msgspec
+
+from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
+from earshot.core.tools.state import ToolState
+from earshot.providers.types import ImagePart, JSONObject, JSONValue, TextPart, ToolSpec
+
+PermissionKind = Literal["read", "edit", "execute", "fetch", "ask", "other"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PermissionRequest:
+    """What a call would do, in the terms the permission gate decides on.
+
+    ``paths`` are the files a call reads or changes (absolute, symlinks not yet resolved);
+    ``command`` is the shell command of ``bash``; ``domain`` the host of ``web_fetch``;
+    ``detail`` is what a person approving it must see (the command, or the diff of an edit).
+    """
+
+    tool: str
+    kind: PermissionKind
+    paths: tuple[Path, ...] = ()
+    command: str | None = None
+    domain: str | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Question:
+    text: str
+    choices: tuple[str, ...] = ()
+
+
+AskFn = Callable[[Question], Awaitable[str | None]]
+
+
+@dataclass(kw_only=True)
+class ToolContext:
+    cwd: Path
+    state: ToolState
+    files: FileOps = field(default_factory=LocalFileOps)
+    procs: ProcessOps = field(default_factory=LocalProcessOps)
+    abort: anyio.Event = field(default_factory=anyio.Event)
+    ask: AskFn | None = None
+    vision: bool = False
+
+    def resolve(self, path: str) -> Path:
+        """``path`` as an absolute path; relative paths are relative to the cwd, ``~``
+        expands to the home directory."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else self.cwd / p
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    content: list[TextPart | ImagePart]
+    is_error: bool = False
+    brief: str = ""
+    display: JSONObject = field(default_factory=dict)
+
+    @classmethod
+    def text(cls, text: str, *, brief: str = "", display: JSONObject | None = None) -> ToolResult:
+        return cls(content=[TextPart(text=text)], brief=brief, display=display or {})
+
+    @classmethod
+    def error(cls, message: str, *, brief: str = "") -> ToolResult:
+        return cls(content=[TextPart(text=message)], is_error=True, brief=brief or message)
+
+
+class ToolError(Exception):
+    """A failure the model should read. ``message`` states the fix; ``brief`` is for a UI."""
+
+    def __init__(self, message: str, brief: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.brief = brief or message
+
+
+class ToolDefinitionError(Exception):
+    """A tool that must not exist as defined (raised when it is defined)."""
+
+
+A = TypeVar("A", bound=msgspec.Struct)
+
+Execute = Callable[[A, ToolContext], Awaitable[ToolResult]]
+Permission = Callable[[A, ToolContext], PermissionRequest]
+
+
+@dataclass(frozen=True)
+class Tool(Generic[A]):
+    name: str
+    description: str
+    input_type: type[A]
+    execute: Execute[A]
+    read_only: bool
+    permission: Permission[A] | None
+    input_schema: JSONObject
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name, description=self.description, input_schema=self.input_schema
+        )
+
+    def parse(self, raw: JSONValue) -> A:
+        """Validated arguments, or ``ToolError`` naming the field at fault."""
+        if isinstance(raw, str):
+            raise ToolError(
+                f"arguments for {self.name} were not valid JSON: {raw[:200]!r}; "
+                "send a JSON object matching the tool's schema",
+                "invalid arguments",
+            )
+        try:
+            return msgspec.convert(raw, self.input_type)
+        except msgspec.ValidationError as exc:
+            raise ToolError(
+                f"invalid arguments for {self.name}: {exc}", "invalid arguments"
+            ) from exc
+
+    def describe(self, args: A, ctx: ToolContext) -> PermissionRequest:
+        if self.permission is not None:
+            return self.permission(args, ctx)
+        return PermissionRequest(tool=self.name, kind="read")
+
+
+def _inline_schema(input_type: type[msgspec.Struct]) -> JSONObject:
+    """The JSON Schema of ``input_type`` with its ``$defs`` reference resolved, as vendors
+    expect a plain object schema."""
+    schema: JSONObject = msgspec.json.schema(input_type)
+    defs = schema.get("$defs")
+    ref = schema.get("$ref")
+    if isinstance(defs, dict) and isinstance(ref, str):
+        body = defs.get(ref.rsplit("/", 1)[-1])
+        if isinstance(body, dict):
+            schema = dict(body)
+            rest = {k: v for k, v in defs.items() if k != ref.rsplit("/", 1)[-1]}
+            if rest:
+                schema["$defs"] = rest
+    schema.pop("title", None)
+    schema.setdefault("properties", {})
+    return schema
+
+
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    input_type: type[A],
+    execute: Execute[A],
+    read_only: bool,
+    permission: Permission[A] | None = None,
+) -> Tool[A]:
+    """Build a tool. A tool that is not read-only must describe itself to the permission
+    gate: without ``permission`` it could skip the gate by omission, so that is refused."""
+    if not read_only and permission is None:
+        raise ToolDefinitionError(
+            f"tool {name!r} mutates but has no permission(): the gate could not see what it does"
+        )
+    return Tool(
+        name=name,
+        description=description.strip(),
+        input_type=input_type,
+        execute=execute,
+        read_only=read_only,
+        permission=permission,
+        input_schema=_inline_schema(input_type),
+    )
+
+
+__all__ = [
+    "AskFn",
+    "PermissionKind",
+    "PermissionRequest",
+    "Question",
+    "Tool",
+    "ToolContext",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolResult",
+    "define_tool",
+]

@@ -1,0 +1,141 @@
+"""The operations tools are given: files and processes. Local defaults; a sandbox, a remote
+or a test can pass its own (``ToolContext.files`` / ``ToolContext.procs``).
+
+File writes are atomic (temp file in the same directory, fsync, ``os.replace``) and keep
+the existing file's permission bits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import anyio
+
+if TYPE_CHECKING:
+    from anyio.abc import Process
+
+
+@dataclass(frozen=True)
+class FileStat:
+    size: int
+    mtime_ns: int
+    is_dir: bool
+    is_file: bool
+
+
+class FileOps(Protocol):
+    def stat(self, path: Path) -> FileStat | None: ...
+
+    def read_bytes(self, path: Path) -> bytes: ...
+
+    def write_bytes(self, path: Path, data: bytes) -> None: ...
+
+    def list_dir(self, path: Path) -> list[str]: ...
+
+    def realpath(self, path: Path) -> Path: ...
+
+
+class ProcessOps(Protocol):
+    async def spawn(
+        self, argv: list[str], *, cwd: Path, env: Mapping[str, str] | None = None
+    ) -> Process:
+        """Start ``argv`` in its own process group (session on POSIX), stdin closed,
+        stdout and stderr piped."""
+        ...
+
+    def kill_tree(self, process: Process) -> None:
+        """Kill the process and everything it started."""
+        ...
+
+
+class LocalFileOps:
+    def stat(self, path: Path) -> FileStat | None:
+        try:
+            st = path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return FileStat(
+            size=st.st_size,
+            mtime_ns=st.st_mtime_ns,
+            is_dir=path.is_dir(),
+            is_file=path.is_file(),
+        )
+
+    def read_bytes(self, path: Path) -> bytes:
+        return path.read_bytes()
+
+    def write_bytes(self, path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            mode: int | None = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = None
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".earshot-tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if mode is not None:
+                os.chmod(tmp, mode)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def list_dir(self, path: Path) -> list[str]:
+        return sorted(os.listdir(path))
+
+    def realpath(self, path: Path) -> Path:
+        return Path(os.path.realpath(path))
+
+
+class LocalProcessOps:
+    async def spawn(
+        self, argv: list[str], *, cwd: Path, env: Mapping[str, str] | None = None
+    ) -> Process:
+        if sys.platform == "win32":
+            return await anyio.open_process(
+                argv,
+                cwd=cwd,
+                env=dict(env) if env is not None else None,
+                stdin=subprocess.DEVNULL,
+                creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
+            )
+        return await anyio.open_process(
+            argv,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    def kill_tree(self, process: Process) -> None:
+        if process.returncode is not None:
+            return
+        if sys.platform == "win32":
+            subprocess.run(
+                ["taskkill", "/F", "/T", "/PID", str(process.pid)],
+                capture_output=True,
+                check=False,
+            )
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+__all__ = ["FileOps", "FileStat", "LocalFileOps", "LocalProcessOps", "ProcessOps"]

@@ -1,0 +1,73 @@
+"""Per-session state the tools share: which files were read (and as what), the todo list,
+and background shells. One ``ToolState`` per session; subagents get their own."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from earshot.core.tools.ops import FileOps
+
+TodoStatus = Literal["pending", "in_progress", "completed"]
+
+
+@dataclass(frozen=True)
+class ReadRecord:
+    mtime_ns: int
+    size: int
+    digest: str
+
+
+@dataclass(frozen=True)
+class Todo:
+    content: str
+    status: TodoStatus
+    id: str = ""
+
+
+class BackgroundShell(Protocol):
+    """A background bash process (see ``core/tools/bash.py``)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def command(self) -> str: ...
+
+    def kill(self) -> None: ...
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class ToolState:
+    read_files: dict[Path, ReadRecord] = field(default_factory=dict)
+    todos: list[Todo] = field(default_factory=list)
+    shells: dict[str, BackgroundShell] = field(default_factory=dict)
+
+    def record_read(self, path: Path, data: bytes, files: FileOps) -> None:
+        st = files.stat(path)
+        if st is not None:
+            self.read_files[path] = ReadRecord(st.mtime_ns, st.size, digest(data))
+
+    def stale_reason(self, path: Path, files: FileOps) -> str | None:
+        """Why ``path`` may not be changed without reading it first, or None when its
+        content is what this session last read (or wrote)."""
+        record = self.read_files.get(path)
+        if record is None:
+            return f"{path} has not been read in this session; read it before changing it"
+        st = files.stat(path)
+        if st is None:
+            return f"{path} no longer exists; it was deleted after it was read"
+        if st.mtime_ns == record.mtime_ns and st.size == record.size:
+            return None
+        if digest(files.read_bytes(path)) == record.digest:
+            return None
+        return f"{path} changed on disk since it was read; read it again before changing it"
+
+
+__all__ = ["BackgroundShell", "ReadRecord", "Todo", "TodoStatus", "ToolState", "digest"]
