@@ -28,10 +28,11 @@ from earshot.providers.wire.assemble import Assembler
 
 @dataclass(frozen=True, kw_only=True)
 class HttpCall:
-    """One request to send: ``body`` is JSON, encoded by the caller."""
+    """One request to send: ``body`` is JSON, encoded by the caller. ``headers`` carry the
+    credential, so they are left out of the repr."""
 
     url: str
-    headers: Mapping[str, str]
+    headers: Mapping[str, str] = field(repr=False)
     body: JSONObject
     method: str = "POST"
     params: Mapping[str, str] = field(default_factory=dict)
