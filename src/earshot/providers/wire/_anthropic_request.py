@@ -37,8 +37,8 @@ Rules a change must keep:
   except Claude Opus 4.5, which lists effort values but answers 400 to adaptive thinking.
   Opus 4.5, every other reasoning model and a model with no catalog entry get ``thinking:
   {type: enabled, budget_tokens}`` (see ``thinking_budget``); a catalog model without
-  reasoning gets none. A ``tool_choice`` that forces a tool turns thinking off (the API rejects the pair).
-  With thinking on, ``temperature`` is not sent.
+  reasoning gets none. A ``tool_choice`` that forces a tool turns thinking off (the API
+  rejects the pair). With thinking on, ``temperature`` is not sent.
 """
 
 from __future__ import annotations
