@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.fake_provider.plugin"]
+
 _CLEARED_SUFFIXES = ("_API_KEY", "_BASE_URL", "_AUTH_TOKEN", "_API_TOKEN")
 _CLEARED = (
     "HTTP_PROXY",
