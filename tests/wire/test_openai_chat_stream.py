@@ -286,6 +286,27 @@ def test_usage_with_cache_writes_and_deepseek_hit_tokens(fake_provider: FakeProv
     assert end.usage == Usage(input=19, output=83, cache_read=320)
 
 
+def test_mistral_content_chunks_split_into_thinking_and_text(fake_provider: FakeProvider) -> None:
+    thinking: dict[str, JSONValue] = {
+        "type": "thinking",
+        "thinking": [{"type": "text", "text": "Weigh it."}],
+    }
+    frames = [
+        chunk({"role": "assistant", "content": [thinking]}),
+        chunk({"content": [{"type": "text", "text": "Yes"}]}),
+        chunk({"content": "."}),
+        chunk({}, finish_reason="stop"),
+        DONE,
+    ]
+    events = run(fake_provider, SSEReply(frames), provider="mistral")
+    assert reasonings(events) == "Weigh it."
+    end = finish_of(events)
+    assert end.message.parts == [
+        ReasoningPart(text="Weigh it.", provider_metadata={"mistral": {"field": "thinking"}}),
+        TextPart(text="Yes."),
+    ]
+
+
 @pytest.mark.parametrize(
     ("vendor", "reason"),
     [
@@ -294,7 +315,7 @@ def test_usage_with_cache_writes_and_deepseek_hit_tokens(fake_provider: FakeProv
         ("model_length", "length"),
         ("content_filter", "refusal"),
         ("sensitive", "refusal"),
-        ("function_call", "tool_calls"),
+        ("tool_calls", "stop"),  # no call arrived: nothing for the loop to run
         ("eos", "stop"),
     ],
 )
@@ -328,6 +349,16 @@ def test_one_tool_call_streams_start_deltas_end(fake_provider: FakeProvider) -> 
     end = finish_of(events)
     assert end.reason == "tool_calls"
     assert end.message.parts == [TextPart(text="Reading."), expected]
+
+
+def test_legacy_function_call_reason_with_a_call_is_tool_calls(
+    fake_provider: FakeProvider,
+) -> None:
+    call = ToolCallSpec("call_f", "list_dir")
+    reply = openai_chat.tool_calls_turn([call], stop="function_call")
+    end = finish_of(run(fake_provider, reply))
+    assert (end.reason, end.vendor_reason) == ("tool_calls", "function_call")
+    assert calls_of(end.message) == [ToolCallPart(id="call_f", name="list_dir", input={})]
 
 
 def test_several_tool_calls_keyed_by_index_starting_at_one(fake_provider: FakeProvider) -> None:
@@ -523,6 +554,14 @@ def test_bare_message_error_body_from_a_compatible_server(fake_provider: FakePro
     error = error_of(run(fake_provider, body))
     assert error.kind == "invalid_request"
     assert error.message == "model 'x' not found"
+
+
+def test_error_body_as_a_list_like_gemini_compat(fake_provider: FakeProvider) -> None:
+    payload: JSONValue = [
+        {"error": {"code": 400, "message": "Invalid JSON payload", "status": "INVALID_ARGUMENT"}}
+    ]
+    error = error_of(run(fake_provider, RawReply.json(400, payload)))
+    assert (error.kind, error.message) == ("invalid_request", "Invalid JSON payload")
 
 
 # --- streams that end badly ---------------------------------------------------------------
@@ -909,6 +948,39 @@ def test_openrouter_turn_round_trips_reasoning_details(fake_provider: FakeProvid
     assert assistant["reasoning_details"] == [signed]
     raw = sent.body.decode()
     assert '"signature":"EqQBCkYIAxgCKkD+sig/=="' in raw
+
+
+def test_gemini_extra_content_on_a_call_round_trips(fake_provider: FakeProvider) -> None:
+    extra: dict[str, JSONValue] = {"google": {"thought_signature": "CiQB+sig=="}}
+    fn: dict[str, JSONValue] = {"name": "weather", "arguments": '{"city":"SF"}'}
+    whole: dict[str, JSONValue] = {
+        "index": 0,
+        "id": "function-call-1",
+        "type": "function",
+        "function": fn,
+        "extra_content": extra,
+    }
+    frames = [chunk({"tool_calls": [whole]}), chunk({}, finish_reason="tool_calls"), DONE]
+    first = finish_of(run(fake_provider, SSEReply(frames), provider="openai-compatible"))
+    (call,) = calls_of(first.message)
+    assert call.provider_metadata == {"openai-compatible": {"extra_content": extra}}
+    run(
+        fake_provider,
+        openai_chat.text_turn("Sunny."),
+        provider="openai-compatible",
+        request=_next_turn(first, call),
+    )
+    sent = fake_provider.requests[1]
+    assert_tool_results_paired(sent, "openai_chat")
+    messages = sent.json()["messages"]
+    assert isinstance(messages, list)
+    assistant = messages[2]
+    assert isinstance(assistant, dict)
+    tool_calls = assistant["tool_calls"]
+    assert isinstance(tool_calls, list)
+    assert tool_calls == [
+        {"id": "function-call-1", "type": "function", "function": fn, "extra_content": extra}
+    ]
 
 
 def delta_field_tool_arguments(lines: list[dict[str, JSONValue]]) -> str:

@@ -7,8 +7,10 @@ is optional because compatible servers omit or null fields freely.
 ::
 
     Chunk     choices[Choice{index, delta: Delta, finish_reason}], usage: UsageBody, error
-    Delta     content, refusal, reasoning_content, reasoning, reasoning_details[{...}],
-              tool_calls[ToolCallFragment{index, id, function{name, arguments}}]
+    Delta     content (a string, or Mistral's list of text/thinking chunks), refusal,
+              reasoning_content, reasoning, reasoning_details[{...}],
+              tool_calls[ToolCallFragment{index, id, function{name, arguments},
+                                          extra_content (Gemini's thought signature)}]
     UsageBody prompt_tokens, completion_tokens, prompt_tokens_details{cached_tokens,
               cache_write_tokens}, completion_tokens_details{reasoning_tokens},
               prompt_cache_hit_tokens (DeepSeek)
@@ -32,10 +34,11 @@ class ToolCallFragment(msgspec.Struct, frozen=True):
     index: int | None = None
     id: str | None = None
     function: FunctionFragment | None = None
+    extra_content: dict[str, JSONValue] | None = None
 
 
 class Delta(msgspec.Struct, frozen=True):
-    content: str | None = None
+    content: str | list[dict[str, JSONValue]] | None = None
     refusal: str | None = None
     reasoning_content: str | None = None
     reasoning: str | None = None
@@ -121,7 +124,7 @@ class ErrorEnvelope(msgspec.Struct, frozen=True):
 
 
 _chunk_decoder = msgspec.json.Decoder(Chunk)
-_error_decoder = msgspec.json.Decoder(ErrorEnvelope)
+_error_decoder = msgspec.json.Decoder(ErrorEnvelope | list[ErrorEnvelope])
 
 
 def decode_chunk(data: str) -> Chunk:
@@ -135,11 +138,17 @@ def decode_chunk(data: str) -> Chunk:
 
 
 def decode_error(body: bytes) -> ErrorBody | None:
-    """The error object of an HTTP error body; None when the body is not one we can read."""
+    """The error object of an HTTP error body; None when the body is not one we can read.
+    A list of envelopes (Gemini's OpenAI-compatible endpoint) gives its first."""
     try:
-        envelope = _error_decoder.decode(body)
+        decoded = _error_decoder.decode(body)
     except msgspec.DecodeError:
         return None
+    if isinstance(decoded, list):
+        if not decoded:
+            return None
+        decoded = decoded[0]
+    envelope = decoded
     if isinstance(envelope.error, ErrorBody):
         return envelope.error
     message = envelope.error if isinstance(envelope.error, str) else envelope.message
@@ -182,6 +191,27 @@ def _find_item(items: list[JSONObject], fragment: JSONObject) -> JSONObject | No
     return None
 
 
+def content_pieces(content: list[JSONObject]) -> list[tuple[str, str]]:
+    """``(kind, text)`` pieces of a list-valued ``content`` (Mistral's reasoning models):
+    ``text`` chunks are text, ``thinking`` chunks (themselves lists of text chunks) are
+    reasoning; other chunk types are skipped."""
+    out: list[tuple[str, str]] = []
+    for item in content:
+        kind = item.get("type")
+        if kind == "text":
+            text = item.get("text")
+            if isinstance(text, str) and text:
+                out.append(("text", text))
+        elif kind == "thinking":
+            inner = item.get("thinking")
+            pieces = inner if isinstance(inner, list) else [inner]
+            for piece in pieces:
+                text = piece.get("text") if isinstance(piece, dict) else piece
+                if isinstance(text, str) and text:
+                    out.append(("reasoning", text))
+    return out
+
+
 def details_text(fragments: list[JSONObject]) -> str:
     """The readable reasoning in ``reasoning_details`` fragments (text and summaries)."""
     out: list[str] = []
@@ -199,6 +229,7 @@ __all__ = [
     "ErrorBody",
     "ToolCallFragment",
     "UsageBody",
+    "content_pieces",
     "decode_chunk",
     "decode_error",
     "details_text",

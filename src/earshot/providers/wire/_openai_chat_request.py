@@ -35,6 +35,8 @@ Choices made for compatibility with the many servers that speak this wire:
   it streamed in (``metadata.field``, else the catalog's ``interleaved_field``); OpenRouter's
   structured ``reasoning_details`` are replayed verbatim when they were captured. DeepSeek
   and other interleaved-thinking models require this during tool loops.
+- A tool call's ``extra_content`` (Gemini's OpenAI-compatible endpoint puts its thought
+  signature there) is replayed as it came, for calls with this provider's metadata.
 - Tool calls from any provider are sent (their ``arguments`` is the input as compact JSON,
   or the raw string when the model's arguments were not valid JSON); ``is_error`` has no
   field on this wire, so an error result is sent as its text.
@@ -234,7 +236,7 @@ def _result_images(part: ToolResultPart) -> list[JSONValue]:
 
 def _assistant(message: Message, target: Target) -> JSONValue:
     text = _joined_text(message.parts)
-    calls = [_call(p) for p in message.parts if isinstance(p, ToolCallPart)]
+    calls = [_call(p, target) for p in message.parts if isinstance(p, ToolCallPart)]
     if not text and not calls:
         return None
     out: JSONObject = {"role": "assistant", "content": text or None}
@@ -244,16 +246,20 @@ def _assistant(message: Message, target: Target) -> JSONValue:
     return out
 
 
-def _call(part: ToolCallPart) -> JSONValue:
+def _call(part: ToolCallPart, target: Target) -> JSONValue:
     if isinstance(part.input, str):
         arguments = part.input
     else:
         arguments = msgspec.json.encode(part.input).decode()
-    return {
+    out: JSONObject = {
         "id": part.id,
         "type": "function",
         "function": {"name": part.name, "arguments": arguments},
     }
+    extra = metadata_for(part, target.provider).get("extra_content")
+    if isinstance(extra, dict):
+        out["extra_content"] = extra
+    return out
 
 
 def _reasoning_fields(parts: list[Part], target: Target) -> JSONObject:

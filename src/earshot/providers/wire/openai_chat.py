@@ -16,18 +16,21 @@ Stream contracts, beyond the ones every adapter keeps (``wire.base``, ``wire.ass
   metadata ``{"field": ...}`` so the next request replays it there. OpenRouter's structured
   ``delta.reasoning_details`` fragments are merged into whole items and kept as metadata
   ``{"details": [...]}`` (they carry signatures that must go back verbatim); their text is
-  shown only when no plain reasoning field came with them.
+  shown only when no plain reasoning field came with them. A list-valued ``content``
+  (Mistral's reasoning models) splits into text and ``thinking`` reasoning (not replayed).
 - Tool calls are keyed by the fragment's ``index`` (a proxy has started at 1), falling back
   to the position in the list. A call starts once its name is known; the first fragment
   usually carries id and name, Groq sends the whole call at once. ``""`` arguments become
   ``{}``. A fragment with a new id at an index already in use is a new call (some servers
   reuse index 0). A call that never got a name is dropped. Calls end at ``finish_reason``.
+  A fragment's ``extra_content`` (Gemini's thought signature) is kept as call metadata.
 - ``finish_reason`` is remembered, not acted on: the ``include_usage`` chunk (``choices:
   []``) comes after it, so ``Finish`` is emitted at ``[DONE]``, or at end of stream when a
   finish reason was seen (a stream that ends without either is "stream_closed_early").
   stop -> stop, length/model_length -> length, tool_calls/function_call -> tool_calls,
-  content_filter/sensitive -> refusal; unknown reasons -> stop. ``delta.refusal`` text is
-  shown as text and turns a ``stop`` into ``refusal``.
+  content_filter/sensitive -> refusal; unknown reasons -> stop; a tool_calls reason with no
+  call in the message -> stop. ``delta.refusal`` text is shown as text and turns a ``stop``
+  into ``refusal``.
 - Usage is the top-level ``usage`` (the last one wins; Groq's ``x_groq.usage`` copy is
   ignored), converted by ``UsageBody.to_usage``.
 - A chunk with an ``error`` object (OpenRouter after HTTP 200), an ``event: error``, or a
@@ -57,6 +60,7 @@ from earshot.providers.wire._openai_chat_events import (
     Delta,
     ErrorBody,
     ToolCallFragment,
+    content_pieces,
     decode_chunk,
     decode_error,
     details_text,
@@ -192,6 +196,7 @@ class _Call:
     name: str = ""
     started: bool = False
     waiting: list[str] = field(default_factory=list)  # argument text before the name came
+    extra: JSONObject | None = None  # metadata: Gemini's extra_content (thought signature)
 
 
 class ChatParser(ParserBase):
@@ -242,15 +247,25 @@ class ChatParser(ParserBase):
     def _delta(self, delta: Delta) -> list[StreamEvent]:
         out: list[StreamEvent] = []
         if delta.reasoning_content:
-            out += self._reasoning(delta.reasoning_content, "reasoning_content", delta)
+            out += self._reasoning(
+                delta.reasoning_content, "reasoning_content", delta.reasoning_details
+            )
         elif delta.reasoning:
-            out += self._reasoning(delta.reasoning, "reasoning", delta)
+            out += self._reasoning(delta.reasoning, "reasoning", delta.reasoning_details)
         elif delta.reasoning_details:
             text = details_text(delta.reasoning_details)
-            out += self._reasoning(text, "reasoning_details", delta)
-        if delta.content:
-            self._last = "text"
-            out += self.asm.text(delta.content)
+            out += self._reasoning(text, "reasoning_details", delta.reasoning_details)
+        if isinstance(delta.content, str):
+            if delta.content:
+                self._last = "text"
+                out += self.asm.text(delta.content)
+        elif delta.content:
+            for kind, text in content_pieces(delta.content):
+                if kind == "text":
+                    self._last = "text"
+                    out += self.asm.text(text)
+                else:
+                    out += self._reasoning(text, "thinking", None)
         if delta.refusal:
             self._refused = True
             self._last = "text"
@@ -259,7 +274,9 @@ class ChatParser(ParserBase):
             out += self._tool_fragment(position, fragment)
         return out
 
-    def _reasoning(self, text: str, source: str, delta: Delta) -> list[StreamEvent]:
+    def _reasoning(
+        self, text: str, source: str, details: list[JSONObject] | None
+    ) -> list[StreamEvent]:
         if self._last != "reasoning":
             self._last = "reasoning"
             self._field = None
@@ -269,8 +286,8 @@ class ChatParser(ParserBase):
         if self._field is None:
             self._field = source
             values["field"] = source
-        if delta.reasoning_details:
-            merge_details(self._details, delta.reasoning_details)
+        if details:
+            merge_details(self._details, details)
             values["details"] = [dict(item) for item in self._details]
         if values:
             self.asm.metadata("reasoning", None, values)
@@ -293,6 +310,10 @@ class ChatParser(ParserBase):
             self._calls[index] = call
         if fragment.id and not call.id:
             call.id = fragment.id
+        if fragment.extra_content:
+            call.extra = {"extra_content": dict(fragment.extra_content)}
+            if call.started:
+                self.asm.metadata("tool", call.key, call.extra)
         if name and not call.started:
             call.name += name
         if arguments:
@@ -301,7 +322,7 @@ class ChatParser(ParserBase):
             call.started = True
             call_id = call.id or f"call_{uuid.uuid4().hex[:24]}"
             call.id = call_id
-            out += self.asm.tool_start(call.key, call_id, call.name)
+            out += self.asm.tool_start(call.key, call_id, call.name, call.extra)
         if call.started:
             for piece in call.waiting:
                 out += self.asm.tool_delta(call.key, piece)
@@ -329,6 +350,8 @@ class ChatParser(ParserBase):
         reason: FinishReason = _FINISH.get(raw, "stop") if raw is not None else "stop"
         if reason == "stop" and self._refused:
             reason = "refusal"
+        elif reason == "tool_calls" and not self.asm.has_tool_calls:
+            reason = "stop"  # nothing to run: a loop must not wait for tool results
         return self.asm.finish(reason, raw)
 
     def _stream_error(self, error: ErrorBody) -> ProviderError:
