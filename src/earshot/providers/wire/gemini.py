@@ -1,0 +1,180 @@
+"""The ``google-gemini`` wire: the Gemini API's ``streamGenerateContent`` with SSE.
+
+::
+
+    build_call           POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse
+                         header x-goog-api-key; body from _gemini_request.build_body
+    parser               _gemini_stream.GeminiParser (typed chunks from _gemini_events)
+    error_from_response  {error: {code, message, status, details[]}} (or a one-element
+                         list of it, as the non-SSE stream endpoint answers) -> ProviderError
+
+Error details read from ``details[]``: ``RetryInfo.retryDelay`` ("34.4s") is the wait
+(``retry_after``; else "Please retry in Ns" in the message); a ``QuotaFailure`` whose
+``quotaId`` names a per-day quota, or whose ``quotaValue`` is "0" (the model is not in the
+plan), and a spending-cap message are never retried; ``ErrorInfo`` reason
+``API_KEY_INVALID`` (sent with HTTP 400) is an ``auth`` error. The rest follows
+``classify_http``: 503 UNAVAILABLE is a retryable server error, a 400 naming a token count
+over the maximum is ``context_overflow``. In-stream ``{"error": ...}`` payloads are mapped
+the same way, with ``code`` as the status.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+import msgspec
+
+from earshot.providers.errors import ProviderError, classify_http, parse_duration, redact
+from earshot.providers.target import Target, WireName
+from earshot.providers.types import ModelRequest
+from earshot.providers.wire._gemini_events import ErrorBody, error_decoder
+from earshot.providers.wire._gemini_request import build_body
+from earshot.providers.wire._gemini_stream import GeminiParser
+from earshot.providers.wire.base import HttpCall
+
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+_SECRET_HEADERS = frozenset({"x-goog-api-key", "authorization", "x-api-key", "api-key"})
+_RETRY_IN = re.compile(r"retry in (\d+(?:\.\d+)?)\s*s\b", re.IGNORECASE)
+_SPEND_CAP = re.compile(r"spend(?:ing)?[ _-]?(?:cap|limit)", re.IGNORECASE)
+_AUTH_REASONS = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED", "API_KEY_SERVICE_BLOCKED"})
+
+
+class Headers(dict[str, str]):
+    """Request headers whose repr hides credential values."""
+
+    def __repr__(self) -> str:
+        shown = {k: ("***" if k.lower() in _SECRET_HEADERS else v) for k, v in self.items()}
+        return f"Headers({shown!r})"
+
+
+def endpoint(target: Target, model: str) -> str:
+    """The stream URL. A base URL that already ends in an API version is used as is."""
+    base = (target.base_url or DEFAULT_BASE_URL).rstrip("/")
+    if not re.search(r"/v1(?:beta\d*|alpha\d*)?$", base):
+        base = f"{base}/v1beta"
+    name = model.removeprefix("models/")
+    return f"{base}/models/{quote(name, safe='-._~')}:streamGenerateContent"
+
+
+def auth_headers(target: Target) -> Headers:
+    headers = Headers()
+    key = target.api_key.reveal() if target.api_key else ""
+    if key:
+        match target.auth:
+            case "x-goog-api-key":
+                headers["x-goog-api-key"] = key
+            case "bearer":
+                headers["authorization"] = f"Bearer {key}"
+            case "x-api-key":
+                headers["x-api-key"] = key
+            case "api-key":
+                headers["api-key"] = key
+            case "none":
+                pass
+            case "google-adc" | "aws-sigv4":
+                raise ProviderError(
+                    "auth",
+                    f"{target.provider}: the google-gemini wire cannot sign requests with "
+                    f"{target.auth}; use an API key (auth x-goog-api-key)",
+                    retryable=False,
+                )
+    headers.update(target.headers)
+    return headers
+
+
+def error_from_body(
+    body: ErrorBody, status: int, headers: Mapping[str, str], target: Target
+) -> ProviderError:
+    """Classify a Gemini error object (from an HTTP error body or an in-stream payload)."""
+    status = status or body.code or 500
+    text = body.message or f"HTTP {status}"
+    message = redact(f"{body.status}: {text}" if body.status else text, target.secrets())
+    retry_after: float | None = None
+    never_retry = bool(_SPEND_CAP.search(text))
+    bad_key = False
+    for detail in body.details:
+        kind = detail.get("@type")
+        kind = kind if isinstance(kind, str) else ""
+        if kind.endswith("google.rpc.RetryInfo"):
+            delay = detail.get("retryDelay")
+            if isinstance(delay, str):
+                retry_after = parse_duration(delay)
+        elif kind.endswith("google.rpc.QuotaFailure"):
+            violations = detail.get("violations")
+            for violation in violations if isinstance(violations, list) else []:
+                if not isinstance(violation, dict):
+                    continue
+                quota_id = violation.get("quotaId")
+                if isinstance(quota_id, str) and "perday" in quota_id.lower():
+                    never_retry = True
+                if violation.get("quotaValue") == "0":
+                    never_retry = True
+        elif kind.endswith("google.rpc.ErrorInfo"):
+            bad_key = bad_key or detail.get("reason") in _AUTH_REASONS
+    if retry_after is None:
+        m = _RETRY_IN.search(text)
+        retry_after = float(m.group(1)) if m else None
+    if bad_key:
+        return ProviderError("auth", message, retryable=False, status=status)
+    return classify_http(
+        status,
+        message,
+        headers,
+        code=body.status or None,
+        vendor_retry_after=retry_after,
+        never_retry=never_retry,
+    )
+
+
+class GeminiWire:
+    @property
+    def name(self) -> WireName:
+        return "google-gemini"
+
+    def build_call(self, request: ModelRequest, target: Target) -> HttpCall:
+        return HttpCall(
+            url=endpoint(target, request.model or target.model),
+            headers=auth_headers(target),
+            body=build_body(request, target),
+            params={"alt": "sse"},
+        )
+
+    def parser(self, request: ModelRequest, target: Target) -> GeminiParser:
+        def errors(body: ErrorBody) -> ProviderError:
+            return error_from_body(body, body.code, {}, target)
+
+        return GeminiParser(target.provider, errors)
+
+    def error_from_response(
+        self, status: int, headers: Mapping[str, str], body: bytes, target: Target
+    ) -> ProviderError:
+        try:
+            decoded = error_decoder.decode(body)
+        except msgspec.DecodeError:
+            text = body.decode("utf-8", "replace").strip()[:500] or f"HTTP {status}"
+            return classify_http(status, redact(text, target.secrets()), headers)
+        envelope = decoded[0] if isinstance(decoded, list) and decoded else decoded
+        if isinstance(envelope, list):
+            return classify_http(status, f"HTTP {status}", headers)
+        return error_from_body(envelope.error, status, headers, target)
+
+
+WIRE = GeminiWire()
+
+if TYPE_CHECKING:
+    from earshot.providers.wire.base import Wire
+
+    _check: Wire = WIRE
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "WIRE",
+    "GeminiWire",
+    "Headers",
+    "auth_headers",
+    "endpoint",
+    "error_from_body",
+]
