@@ -18,7 +18,6 @@ import sys
 import time
 from pathlib import Path
 
-
 # An installed earshot has bytecode caches; a PYTHONDONTWRITEBYTECODE environment would
 # make every run recompile the sources and measure something no user sees.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
