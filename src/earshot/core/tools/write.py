@@ -1,0 +1,133 @@
+"""The ``write`` tool: create a file, or replace one read in this session.
+
+A new file is written as UTF-8, as given. An existing file keeps its encoding and BOM, and
+a CRLF file keeps CRLF line endings (``\\n`` in the content is written as ``\\r\\n``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Annotated
+
+import anyio
+import msgspec
+
+from earshot.core.tools._diff import capped_diff, diff_stats, unified_diff
+from earshot.core.tools.base import (
+    PermissionRequest,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    define_tool,
+)
+from earshot.core.tools.read import (
+    TextFile,
+    decode_text,
+    os_failure,
+    shown_path,
+    split_lines,
+    target_path,
+    with_newline,
+)
+
+DESCRIPTION = """
+Write a file: create it (and any missing parent directories), or replace all of an
+existing file. Replacing a file requires that it was read in this session and has not
+changed since. An existing file keeps its encoding, BOM and CRLF line endings. Prefer
+`edit` or `multi_edit` to change part of a file; they send only the change.
+"""
+
+
+class WriteInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    path: Annotated[
+        str, msgspec.Meta(description="File to write: absolute, or relative to the working dir")
+    ]
+    content: Annotated[str, msgspec.Meta(description="The whole new content of the file")]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    path: Path
+    name: str
+    old: TextFile | None  # None: a new file, or one that was not text
+    existed: bool
+    text: str
+    data: bytes
+
+
+def _plan(args: WriteInput, ctx: ToolContext) -> _Plan:
+    """What writing would put on disk; refuses a directory. Staleness is not checked."""
+    path = target_path(ctx, args.path)
+    name = shown_path(ctx, path)
+    st = ctx.files.stat(path)
+    if st is not None and st.is_dir:
+        raise ToolError(f"{path} is a directory; give a file path", f"{name} is a directory")
+    if st is None:
+        return _Plan(path, name, None, False, args.content, args.content.encode("utf-8"))
+    old = decode_text(ctx.files.read_bytes(path))
+    if old is None:
+        return _Plan(path, name, None, True, args.content, args.content.encode("utf-8"))
+    text = args.content
+    if old.newline == "\r\n":
+        text = with_newline(text, "\r\n")
+    return _Plan(path, name, old, True, text, old.encode(text))
+
+
+def _write(args: WriteInput, ctx: ToolContext) -> ToolResult:
+    path = target_path(ctx, args.path)
+    st = ctx.files.stat(path)
+    if st is not None and not st.is_dir:
+        stale = ctx.state.stale_reason(path, ctx.files)
+        if stale is not None:
+            raise ToolError(stale, f"{shown_path(ctx, path)} not read, or changed since")
+    plan = _plan(args, ctx)
+    if ctx.abort.is_set():
+        raise ToolError(f"interrupted before writing; {plan.path} is unchanged", "interrupted")
+    ctx.files.write_bytes(plan.path, plan.data)
+    ctx.state.record_read(plan.path, plan.data, ctx.files)
+    lines = len(split_lines(plan.text))
+    diff = unified_diff(plan.old.text if plan.old else None, plan.text, plan.name)
+    added, removed = diff_stats(diff)
+    s = "" if lines == 1 else "s"
+    if plan.existed:
+        text = f"Overwrote {plan.name} ({lines} line{s}; +{added} -{removed} lines changed)."
+        brief = f"Wrote {plan.name} (+{added} -{removed})"
+    else:
+        text = f"Created {plan.name} ({lines} line{s})."
+        brief = f"Created {plan.name} ({lines} line{s})"
+    return ToolResult.text(text, brief=brief, display={"diff": capped_diff(diff)})
+
+
+def _write_or_fail(args: WriteInput, ctx: ToolContext) -> ToolResult:
+    try:
+        return _write(args, ctx)
+    except OSError as exc:
+        raise os_failure(exc, "write", ctx.resolve(args.path)) from exc
+
+
+async def _execute(args: WriteInput, ctx: ToolContext) -> ToolResult:
+    return await anyio.to_thread.run_sync(partial(_write_or_fail, args, ctx))
+
+
+def _permission(args: WriteInput, ctx: ToolContext) -> PermissionRequest:
+    path = ctx.resolve(args.path)
+    try:
+        plan = _plan(args, ctx)
+        detail = unified_diff(plan.old.text if plan.old else None, plan.text, plan.name)
+    except (ToolError, OSError):
+        detail = unified_diff(None, args.content, shown_path(ctx, path))
+    return PermissionRequest(tool="write", kind="edit", paths=(path,), detail=detail)
+
+
+TOOL = define_tool(
+    name="write",
+    description=DESCRIPTION,
+    input_type=WriteInput,
+    execute=_execute,
+    read_only=False,
+    permission=_permission,
+)
+
+__all__ = ["DESCRIPTION", "TOOL", "WriteInput"]
