@@ -1,0 +1,111 @@
+"""The ``ls`` tool: one directory's entries, directories marked with a trailing ``/``.
+
+Entries are sorted by name (directories first), filtered by ``ignore`` globs matched
+against the entry name (a pattern ending in ``/`` matches directories only), and capped
+at ``MAX_ENTRIES`` with a marker naming how many were left out.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from functools import partial
+from typing import Annotated
+
+import anyio
+import msgspec
+
+from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
+from earshot.core.tools.read import missing_message, os_failure, shown_path, target_path
+
+MAX_ENTRIES = 1000
+
+DESCRIPTION = f"""
+List the entries of one directory (not recursive): directories first, each ending in `/`,
+then files, sorted by name. `path` defaults to the working directory; `ignore` takes glob
+patterns matched against entry names (e.g. `["*.pyc", "node_modules/"]`). Shows at most
+{MAX_ENTRIES} entries. To find files by pattern across a tree use `glob`; to search
+contents use `grep`.
+"""
+
+
+class LsInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    path: Annotated[
+        str,
+        msgspec.Meta(description="Directory to list: absolute, or relative to the working dir"),
+    ] = "."
+    ignore: Annotated[
+        list[str],
+        msgspec.Meta(description="Glob patterns of entry names to leave out; end with / for dirs"),
+    ] = msgspec.field(default_factory=list)
+
+
+def _ignored(name: str, is_dir: bool, patterns: list[str]) -> bool:
+    for pattern in patterns:
+        if pattern.endswith("/"):
+            if is_dir and fnmatch.fnmatchcase(name, pattern.rstrip("/")):
+                return True
+        elif fnmatch.fnmatchcase(name, pattern):
+            return True
+    return False
+
+
+def _ls(args: LsInput, ctx: ToolContext) -> ToolResult:
+    path = target_path(ctx, args.path)
+    name = shown_path(ctx, path)
+    st = ctx.files.stat(path)
+    if st is None:
+        raise ToolError(missing_message(ctx, path, what="directory"), f"no such directory: {name}")
+    if not st.is_dir:
+        raise ToolError(
+            f"{path} is a file, not a directory; use read to see it", f"{name} is a file"
+        )
+    dirs: list[str] = []
+    files: list[str] = []
+    ignored = 0
+    for index, entry in enumerate(ctx.files.list_dir(path)):
+        if index % 256 == 0 and ctx.abort.is_set():
+            raise ToolError("interrupted while listing", "interrupted")
+        entry_st = ctx.files.stat(path / entry)
+        is_dir = entry_st is not None and entry_st.is_dir
+        if _ignored(entry, is_dir, args.ignore):
+            ignored += 1
+        elif is_dir:
+            dirs.append(entry + "/")
+        else:
+            files.append(entry)
+    entries = sorted(dirs) + sorted(files)
+    counts = f"{len(dirs)} dir{'s' if len(dirs) != 1 else ''}, {len(files)} file"
+    counts += "s" if len(files) != 1 else ""
+    if ignored:
+        counts += f", {ignored} ignored"
+    shown = str(path) if str(path).endswith(("/", "\\")) else f"{path}/"
+    header = f"{shown} ({counts})" if entries or ignored else f"{shown} is empty"
+    lines = [header, *entries[:MAX_ENTRIES]]
+    if len(entries) > MAX_ENTRIES:
+        lines.append(
+            f"[... {len(entries) - MAX_ENTRIES:,} more entries cut; list a subdirectory, "
+            "add ignore patterns, or use glob with a pattern ...]"
+        )
+    return ToolResult.text("\n".join(lines), brief=f"Listed {name} ({counts})")
+
+
+def _ls_or_fail(args: LsInput, ctx: ToolContext) -> ToolResult:
+    try:
+        return _ls(args, ctx)
+    except OSError as exc:
+        raise os_failure(exc, "list", ctx.resolve(args.path)) from exc
+
+
+async def _execute(args: LsInput, ctx: ToolContext) -> ToolResult:
+    return await anyio.to_thread.run_sync(partial(_ls_or_fail, args, ctx), abandon_on_cancel=True)
+
+
+TOOL = define_tool(
+    name="ls",
+    description=DESCRIPTION,
+    input_type=LsInput,
+    execute=_execute,
+    read_only=True,
+)
+
+__all__ = ["DESCRIPTION", "MAX_ENTRIES", "TOOL", "LsInput"]
