@@ -145,22 +145,30 @@ class Tool(Generic[A]):
         return PermissionRequest(tool=self.name, kind="read")
 
 
+def _inline(node: JSONValue, defs: dict[str, JSONValue], depth: int = 0) -> JSONValue:
+    if isinstance(node, list):
+        return [_inline(item, defs, depth) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and depth < 16:
+        target = defs.get(ref.removeprefix("#/$defs/"))
+        if isinstance(target, dict):
+            merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+            return _inline(merged, defs, depth + 1)
+    return {k: _inline(v, defs, depth) for k, v in node.items() if k not in ("$defs", "title")}
+
+
 def _inline_schema(input_type: type[msgspec.Struct]) -> JSONObject:
-    """The JSON Schema of ``input_type`` with its ``$defs`` reference resolved, as vendors
-    expect a plain object schema."""
+    """The JSON Schema of ``input_type`` with every ``$ref`` into ``$defs`` inlined: a plain
+    object schema, which every vendor and compatible server accepts."""
     schema: JSONObject = msgspec.json.schema(input_type)
-    defs = schema.get("$defs")
-    ref = schema.get("$ref")
-    if isinstance(defs, dict) and isinstance(ref, str):
-        body = defs.get(ref.rsplit("/", 1)[-1])
-        if isinstance(body, dict):
-            schema = dict(body)
-            rest = {k: v for k, v in defs.items() if k != ref.rsplit("/", 1)[-1]}
-            if rest:
-                schema["$defs"] = rest
-    schema.pop("title", None)
-    schema.setdefault("properties", {})
-    return schema
+    raw_defs = schema.get("$defs")
+    defs: dict[str, JSONValue] = raw_defs if isinstance(raw_defs, dict) else {}
+    inlined = _inline(schema, defs)
+    result: JSONObject = inlined if isinstance(inlined, dict) else {}
+    result.setdefault("properties", {})
+    return result
 
 
 def define_tool(
