@@ -1,0 +1,194 @@
+"""The events of one turn: what the TUI, the headless renderer and the ACP server consume.
+
+One ``Agent.run_turn`` yields, in order::
+
+    TurnStarted
+    ( ModelCallStarted
+      TextDelta* ReasoningDelta* ToolCallStreaming*        while the model streams
+      AssistantMessage                                     the completed model call (+ usage, cost)
+      ( ToolCallRequested PermissionDecided ToolFinished )* one group per tool call, results in
+                                                           emission order
+      UserMessageInjected*                                 steering, between model calls
+    )+
+    Notice*                                                anywhere: retries, warnings
+    TurnEnded                                              exactly once, last
+
+These are earshot's internal events, free to change: the earshot.v1 records of headless
+output and the ACP updates are mappings of them, and those are what is promised.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+import msgspec
+
+from earshot.providers.types import (
+    ErrorKind,
+    FinishReason,
+    JSONObject,
+    JSONValue,
+    Message,
+    ToolCallPart,
+    ToolResultPart,
+    Usage,
+)
+
+StopReason = Literal[
+    "end_turn",  # the model answered without calling tools
+    "max_turns",  # --max-turns model calls were made
+    "budget",  # the budget was spent before the next call
+    "length",  # the model hit its output limit
+    "refusal",  # the model refused
+    "error",  # the model call failed (after retries)
+    "aborted",  # the caller aborted
+]
+PermissionOutcome = Literal["allow", "deny"]
+
+
+class TurnStarted(msgspec.Struct, tag="turn_started", frozen=True, kw_only=True):
+    input: Message
+
+
+class ModelCallStarted(msgspec.Struct, tag="model_call_started", frozen=True, kw_only=True):
+    index: int
+    model: str
+
+
+class TextDelta(msgspec.Struct, tag="text_delta", frozen=True, kw_only=True):
+    text: str
+
+
+class ReasoningDelta(msgspec.Struct, tag="reasoning_delta", frozen=True, kw_only=True):
+    text: str
+
+
+class ToolCallStreaming(msgspec.Struct, tag="tool_call_streaming", frozen=True, kw_only=True):
+    """A tool call has begun streaming (its arguments are not complete yet)."""
+
+    id: str
+    name: str
+
+
+class AssistantMessage(msgspec.Struct, tag="assistant_message", frozen=True, kw_only=True):
+    """A completed model call: the message as appended to history, its usage and cost
+    (``None`` when the catalog has no prices), and the session totals so far."""
+
+    message: Message
+    model: str
+    finish_reason: FinishReason
+    usage: Usage
+    cost_usd: float | None
+    total_usage: Usage
+    total_cost_usd: float | None
+
+
+class ToolCallRequested(msgspec.Struct, tag="tool_call_requested", frozen=True, kw_only=True):
+    """A tool call about to go through the gate. ``title`` is a one-line summary for a UI;
+    ``detail`` what a person approving it sees (the command, a diff)."""
+
+    call: ToolCallPart
+    read_only: bool
+    title: str
+    detail: str = ""
+
+
+class PermissionDecided(msgspec.Struct, tag="permission_decided", frozen=True, kw_only=True):
+    """The gate's decision on a call. ``asked`` is true when a person (or the headless rule
+    that nobody can be asked) decided."""
+
+    call_id: str
+    tool: str
+    outcome: PermissionOutcome
+    reason: str
+    rule: str | None = None
+    asked: bool = False
+
+
+class ToolFinished(msgspec.Struct, tag="tool_finished", frozen=True, kw_only=True):
+    """A call's one result, as appended to history (errors, denials and interruptions
+    included). ``display`` carries front-end data such as a diff."""
+
+    result: ToolResultPart
+    brief: str
+    duration_ms: float
+    display: JSONObject = {}
+
+
+class UserMessageInjected(msgspec.Struct, tag="user_message_injected", frozen=True, kw_only=True):
+    """A queued (steering) message, appended between two model calls."""
+
+    message: Message
+
+
+class Notice(msgspec.Struct, tag="notice", frozen=True, kw_only=True):
+    level: Literal["info", "warning"]
+    message: str
+
+
+class TurnEnded(msgspec.Struct, tag="turn_ended", frozen=True, kw_only=True):
+    """The last event of a turn. ``text`` is the final assistant text; ``error`` is set when
+    ``reason`` is ``error`` (the model call failed after retries)."""
+
+    reason: StopReason
+    text: str
+    model_calls: int
+    usage: Usage
+    cost_usd: float | None
+    total_usage: Usage
+    total_cost_usd: float | None
+    permission_denials: list[JSONObject] = []
+    error_kind: ErrorKind | None = None
+    error: str | None = None
+
+
+AgentEvent: TypeAlias = (
+    TurnStarted
+    | ModelCallStarted
+    | TextDelta
+    | ReasoningDelta
+    | ToolCallStreaming
+    | AssistantMessage
+    | ToolCallRequested
+    | PermissionDecided
+    | ToolFinished
+    | UserMessageInjected
+    | Notice
+    | TurnEnded
+)
+
+
+def result_text(result: ToolResultPart) -> str:
+    """The text content of a tool result (images are left out)."""
+    parts: list[str] = []
+    for item in result.content:
+        text = getattr(item, "text", None)
+        if isinstance(text, str):
+            parts.append(text)
+    return "\n".join(parts)
+
+
+def denial(call: ToolCallPart, reason: str) -> JSONObject:
+    value: JSONValue = call.input
+    return {"tool": call.name, "call_id": call.id, "input": value, "reason": reason}
+
+
+__all__ = [
+    "AgentEvent",
+    "AssistantMessage",
+    "ModelCallStarted",
+    "Notice",
+    "PermissionDecided",
+    "PermissionOutcome",
+    "ReasoningDelta",
+    "StopReason",
+    "TextDelta",
+    "ToolCallRequested",
+    "ToolCallStreaming",
+    "ToolFinished",
+    "TurnEnded",
+    "TurnStarted",
+    "UserMessageInjected",
+    "denial",
+    "result_text",
+]
