@@ -1,0 +1,151 @@
+"""The ``ask_user`` tool: a question to the person running the session, with optional
+choices, answered through ``ctx.ask``.
+
+::
+
+    ctx.ask is None (headless)      error: no one to ask; proceed on your own judgment and
+                                    state your assumptions
+    ask returns None (dismissed)    error: the user declined to answer
+    choices, free text not allowed  an answer outside the choices is refused (one that
+                                    differs only in case or surrounding spaces counts as it)
+    otherwise                       "The user answered: ..."
+
+It changes nothing (it only asks), so it is ``read_only``; waiting for the answer ends
+when ``ctx.abort`` is set.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import anyio
+import msgspec
+
+from earshot.core.tools.base import AskFn, Question, ToolContext, ToolError, ToolResult, define_tool
+from earshot.providers.types import JSONObject, JSONValue
+
+DESCRIPTION = """
+Ask the user a question and wait for the answer. Use it when you need a decision or a
+fact only the user has (which of two designs, a missing credential name, whether a risky
+step is wanted), not for things you can find out yourself by reading code or running
+commands. Offer `choices` when the likely answers are known; set `allow_free_text` to
+false to require one of them. Ask one clear question at a time. In a session with no user
+(headless) this fails: then proceed on your own judgment and state your assumptions.
+"""
+
+
+class AskUserInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    question: Annotated[str, msgspec.Meta(description="The question, complete and specific")]
+    choices: Annotated[
+        list[str],
+        msgspec.Meta(description="Answers to offer, in order (optional)"),
+    ] = msgspec.field(default_factory=list)
+    allow_free_text: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Whether the user may answer in their own words instead of a "
+            "choice (default true; needs choices when false)"
+        ),
+    ] = True
+
+
+NO_ONE_TO_ASK = (
+    "There is no one to ask: this session runs without a user who can answer questions. "
+    "Do not ask again. Proceed on your own best judgment, and state the assumptions you "
+    "made in your answer so the user can correct them later."
+)
+
+
+def _choices(args: AskUserInput) -> tuple[str, ...]:
+    choices = tuple(c.strip() for c in args.choices)
+    if any(not c for c in choices):
+        raise ToolError("a choice is empty; give every choice some text", "empty choice")
+    if len({c.casefold() for c in choices}) != len(choices):
+        raise ToolError("choices repeat; give each choice once", "repeated choices")
+    if not choices and not args.allow_free_text:
+        raise ToolError(
+            "allow_free_text is false but no choices were given; offer choices or allow free text",
+            "nothing to answer with",
+        )
+    return choices
+
+
+async def _ask(ask: AskFn, question: Question, abort: anyio.Event) -> str | None:
+    """The answer, or ``ToolError`` when ``abort`` is set first. A failure of ``ask``
+    itself is raised as it is (not inside an exception group)."""
+    answer: str | None = None
+    failure: Exception | None = None
+    aborted = abort.is_set()
+
+    async def run() -> None:
+        nonlocal answer, failure
+        try:
+            answer = await ask(question)
+        except Exception as exc:
+            failure = exc
+        tg.cancel_scope.cancel()
+
+    async def watch() -> None:
+        nonlocal aborted
+        await abort.wait()
+        aborted = True
+        tg.cancel_scope.cancel()
+
+    if not aborted:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            tg.start_soon(watch)
+    if aborted:
+        raise ToolError("interrupted while waiting for the user's answer", "interrupted")
+    if failure is not None:
+        raise failure
+    return answer
+
+
+def _matching(answer: str, choices: tuple[str, ...]) -> str | None:
+    wanted = answer.strip().casefold()
+    return next((c for c in choices if c.casefold() == wanted), None)
+
+
+async def _execute(args: AskUserInput, ctx: ToolContext) -> ToolResult:
+    text = args.question.strip()
+    if not text:
+        raise ToolError("the question is empty; write the question to ask", "empty question")
+    choices = _choices(args)
+    if ctx.ask is None:
+        raise ToolError(NO_ONE_TO_ASK, "no user to ask")
+    answer = await _ask(ctx.ask, Question(text=text, choices=choices), ctx.abort)
+    if answer is None:
+        raise ToolError(
+            "The user declined to answer this question. Do not ask it again; proceed on "
+            "your best judgment and state your assumptions, or stop and explain what you "
+            "need to continue.",
+            "user declined to answer",
+        )
+    chosen = _matching(answer, choices) if choices else None
+    if choices and chosen is None and not args.allow_free_text:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ToolError(
+            f"The user answered {answer.strip()!r}, which is not one of the choices "
+            f"({listed}). Treat it as a comment on the question: ask again with choices "
+            "that fit, or allow free text.",
+            "answer outside the choices",
+        )
+    final = chosen if chosen is not None else answer.strip()
+    reply = f"The user answered: {final}" if final else "The user answered with an empty reply."
+    display: JSONObject = {"question": text, "answer": final}
+    if choices:
+        listed_choices: list[JSONValue] = list(choices)
+        display["choices"] = listed_choices
+    return ToolResult.text(reply, brief=f"User answered: {final or '(empty)'}", display=display)
+
+
+TOOL = define_tool(
+    name="ask_user",
+    description=DESCRIPTION,
+    input_type=AskUserInput,
+    execute=_execute,
+    read_only=True,
+)
+
+__all__ = ["DESCRIPTION", "NO_ONE_TO_ASK", "TOOL", "AskUserInput"]
