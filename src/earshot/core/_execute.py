@@ -1,0 +1,315 @@
+"""One batch of tool calls: the gate, then execution, results in emission order.
+
+For each call, in the order the model emitted them: an unknown tool, invalid arguments or a
+denial gives an error result at once; an allowed read-only call joins the pending group;
+an allowed mutating call first runs the pending group (concurrently), then takes an undo
+snapshot (once per batch), then runs alone. ``ToolFinished`` events leave in emission
+order as soon as a call and every call before it have results. An abort cancels what runs
+and gives every call without a result an "interrupted" one: every call gets exactly one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, TypeVar
+
+import anyio
+
+from earshot.core.events import (
+    AgentEvent,
+    Notice,
+    PermissionDecided,
+    ToolCallRequested,
+    ToolFinished,
+    denial,
+)
+from earshot.core.tools.base import (
+    PermissionRequest,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
+from earshot.providers.types import JSONObject, TextPart, ToolCallPart, ToolResultPart
+
+T = TypeVar("T")
+
+
+class GateDecision(Protocol):
+    @property
+    def outcome(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def rule(self) -> str | None: ...
+
+
+class Gate(Protocol):
+    def check(self, request: PermissionRequest, *, read_only: bool) -> GateDecision: ...
+
+    def grant_session(self, request: PermissionRequest) -> None: ...
+
+
+class Snapshotter(Protocol):
+    async def snapshot(self) -> str | None: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRequest:
+    """A call the gate wants a person to approve. ``detail`` is the command or diff."""
+
+    call: ToolCallPart
+    request: PermissionRequest
+    reason: str
+    title: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Approval:
+    decision: Literal["allow_once", "allow_session", "deny"]
+    reason: str = ""
+
+
+ApproveFn = Callable[[ApprovalRequest], Awaitable[Approval]]
+
+HEADLESS_DENIAL = (
+    "it needs approval and nobody can approve in this mode; to permit it, rerun with "
+    "--permission-mode or an --allow rule"
+)
+
+
+async def race(fn: Callable[[], Awaitable[T]], abort: anyio.Event) -> tuple[T | None, bool]:
+    """``(result, aborted)``: run ``fn`` until it returns or ``abort`` is set. Exceptions
+    from ``fn`` propagate unchanged (not wrapped in a group)."""
+    if abort.is_set():
+        return None, True
+    box: list[T] = []
+    errors: list[BaseException] = []
+    async with anyio.create_task_group() as tg:
+
+        async def run() -> None:
+            try:
+                box.append(await fn())
+            except Exception as exc:
+                errors.append(exc)
+            tg.cancel_scope.cancel()
+
+        async def watch() -> None:
+            await abort.wait()
+            tg.cancel_scope.cancel()
+
+        tg.start_soon(run)
+        tg.start_soon(watch)
+    if errors:
+        raise errors[0]
+    if box:
+        return box[0], False
+    return None, True
+
+
+def _title(call: ToolCallPart, request: PermissionRequest | None) -> str:
+    if request is not None:
+        if request.command:
+            return f"{call.name}: {request.command.splitlines()[0][:120]}"
+        if request.paths:
+            return f"{call.name}: {', '.join(str(p) for p in request.paths)[:120]}"
+        if request.domain:
+            return f"{call.name}: {request.domain}"
+    return call.name
+
+
+def _error_part(call: ToolCallPart, text: str) -> ToolResultPart:
+    return ToolResultPart(
+        call_id=call.id, name=call.name, content=[TextPart(text=text)], is_error=True
+    )
+
+
+@dataclass
+class _Slot:
+    call: ToolCallPart
+    result: ToolResultPart | None = None
+    brief: str = ""
+    display: JSONObject = field(default_factory=dict)
+    duration_ms: float = 0.0
+    sent: bool = False
+
+
+@dataclass
+class ToolBatch:
+    tools: dict[str, Tool[object]]  # type: ignore[type-var]  # heterogeneous tool registry
+    ctx: ToolContext
+    gate: Gate
+    approve: ApproveFn | None
+    undo: Snapshotter | None = None
+    denials: list[JSONObject] = field(default_factory=list)
+    results: list[ToolResultPart] = field(default_factory=list)
+    snapshot_taken: bool = False
+    on_todos: Callable[[], Awaitable[None]] | None = None
+
+    async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
+        slots = [_Slot(call) for call in calls]
+        pending: list[tuple[_Slot, Tool[object], object]] = []  # type: ignore[type-var]  # see above
+        abort = self.ctx.abort
+        for slot in slots:
+            if abort.is_set():
+                break
+            call = slot.call
+            tool = self.tools.get(call.name)
+            if tool is None:
+                known = ", ".join(sorted(self.tools))
+                slot.result = _error_part(
+                    call, f"unknown tool {call.name!r}; the available tools are: {known}"
+                )
+                slot.brief = "unknown tool"
+                yield ToolCallRequested(call=call, read_only=True, title=call.name)
+                continue
+            try:
+                args = tool.parse(call.input)
+                request = tool.describe(args, self.ctx)
+            except ToolError as exc:
+                slot.result = _error_part(call, exc.message)
+                slot.brief = exc.brief
+                yield ToolCallRequested(call=call, read_only=tool.read_only, title=call.name)
+                continue
+            title = _title(call, request)
+            yield ToolCallRequested(
+                call=call, read_only=tool.read_only, title=title, detail=request.detail
+            )
+            decision = self.gate.check(request, read_only=tool.read_only)
+            outcome, reason, asked = decision.outcome, decision.reason, False
+            if outcome == "ask":
+                asked = True
+                outcome, reason = await self._ask(call, request, reason, title)
+            if outcome != "allow":
+                outcome = "deny"
+            yield PermissionDecided(
+                call_id=call.id,
+                tool=call.name,
+                outcome="allow" if outcome == "allow" else "deny",
+                reason=reason,
+                rule=decision.rule,
+                asked=asked,
+            )
+            if outcome != "allow":
+                slot.result = _error_part(
+                    call,
+                    f"permission denied: {reason}. Do not retry the same call; choose "
+                    "another way or ask the user.",
+                )
+                slot.brief = "denied"
+                self.denials.append(denial(call, reason))
+                continue
+            if tool.read_only:
+                pending.append((slot, tool, args))
+                continue
+            await self._run_group(pending)
+            pending = []
+            for event in self._flush(slots):
+                yield event
+            if not self.snapshot_taken and self.undo is not None:
+                self.snapshot_taken = True
+                try:
+                    await self.undo.snapshot()
+                except Exception as exc:  # undo must never cost the user their turn
+                    yield Notice(level="warning", message=f"undo snapshot failed: {exc}")
+            await self._run_group([(slot, tool, args)])
+            for event in self._flush(slots):
+                yield event
+        await self._run_group(pending)
+        for slot in slots:
+            if slot.result is None:
+                slot.result = _error_part(
+                    slot.call, "interrupted by the user before this call finished"
+                )
+                slot.brief = "interrupted"
+        for event in self._flush(slots):
+            yield event
+        self.results = [slot.result for slot in slots if slot.result is not None]
+
+    async def _ask(
+        self, call: ToolCallPart, request: PermissionRequest, reason: str, title: str
+    ) -> tuple[str, str]:
+        if self.approve is None:
+            return "deny", HEADLESS_DENIAL
+        approve = self.approve
+        ask = ApprovalRequest(call=call, request=request, reason=reason, title=title)
+        answer, aborted = await race(lambda: approve(ask), self.ctx.abort)
+        if aborted or answer is None:
+            return "deny", "the turn was interrupted while waiting for approval"
+        if answer.decision == "allow_session":
+            self.gate.grant_session(request)
+            return "allow", "allowed by the user for this session"
+        if answer.decision == "allow_once":
+            return "allow", "allowed by the user"
+        why = f": {answer.reason}" if answer.reason else ""
+        return "deny", f"the user denied this call{why}"
+
+    async def _run_group(
+        self,
+        group: list[tuple[_Slot, Tool[object], object]],  # type: ignore[type-var]  # see above
+    ) -> None:
+        if not group:
+            return
+        if len(group) == 1:
+            await self._run_one(*group[0])
+            return
+        async with anyio.create_task_group() as tg:
+            for slot, tool, args in group:
+                tg.start_soon(self._run_one, slot, tool, args)
+
+    async def _run_one(self, slot: _Slot, tool: Tool[object], args: object) -> None:  # type: ignore[type-var]  # see above
+        start = time.perf_counter()
+        call = slot.call
+        try:
+            result, aborted = await race(lambda: tool.execute(args, self.ctx), self.ctx.abort)
+        except ToolError as exc:
+            result, aborted = ToolResult.error(exc.message, brief=exc.brief), False
+        except Exception as exc:
+            text = f"{call.name} failed: {type(exc).__name__}: {exc}"
+            result, aborted = ToolResult.error(text, brief="tool failed"), False
+        slot.duration_ms = (time.perf_counter() - start) * 1000.0
+        if aborted or result is None:
+            slot.result = _error_part(call, "interrupted by the user while running")
+            slot.brief = "interrupted"
+            return
+        slot.result = ToolResultPart(
+            call_id=call.id, name=call.name, content=list(result.content), is_error=result.is_error
+        )
+        slot.brief = result.brief
+        slot.display = dict(result.display)
+        if call.name == "todo_write" and self.on_todos is not None:
+            await self.on_todos()
+
+    def _flush(self, slots: list[_Slot]) -> list[AgentEvent]:
+        out: list[AgentEvent] = []
+        for slot in slots:
+            if slot.result is None:
+                break
+            if not slot.sent:
+                slot.sent = True
+                out.append(
+                    ToolFinished(
+                        result=slot.result,
+                        brief=slot.brief,
+                        duration_ms=slot.duration_ms,
+                        display=slot.display,
+                    )
+                )
+        return out
+
+
+__all__ = [
+    "HEADLESS_DENIAL",
+    "Approval",
+    "ApprovalRequest",
+    "ApproveFn",
+    "Gate",
+    "GateDecision",
+    "Snapshotter",
+    "ToolBatch",
+    "race",
+]

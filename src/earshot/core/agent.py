@@ -1,0 +1,345 @@
+"""The agent loop: one flat, append-only history, one event stream for every front-end.
+
+::
+
+    run_turn(input)
+      check input (vision) -> append user message
+      loop:
+        inject queued user messages            (steering: only here, between model calls)
+        stop if aborted / --max-turns / budget spent
+        stream the model                       (providers.stream: retries, abort)
+        append the assistant message
+        no tool calls -> done
+        gate + execute the calls               (_execute.ToolBatch: read-only concurrently,
+                                                mutating one at a time, emission order)
+        append one tool message with one result per call
+
+Contracts: every tool call gets exactly one result, in emission order (unknown tools,
+invalid arguments, denials and interruptions included); a tool failure is an error result,
+never the end of a turn; only a failed model call ends a turn early (``TurnEnded(reason=
+"error")``); an abort stops the stream and running tools and still leaves a history every
+provider accepts; ``TurnEnded`` is always the last event. Core knows nothing of terminals,
+editors or MCP: extra tools arrive through ``create_session(extra_tools=...)``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import anyio
+import httpx
+
+from earshot.core._execute import ApproveFn, Gate, Snapshotter, ToolBatch
+from earshot.core.events import (
+    AgentEvent,
+    AssistantMessage,
+    ModelCallStarted,
+    ReasoningDelta,
+    StopReason,
+    TextDelta,
+    ToolCallStreaming,
+    TurnEnded,
+    TurnStarted,
+    UserMessageInjected,
+)
+from earshot.core.input import TurnInput, user_message
+from earshot.core.tools.base import AskFn, Tool, ToolContext
+from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
+from earshot.core.tools.state import Todo, ToolState
+from earshot.providers import types as pt
+from earshot.providers.pricing import cost_usd
+from earshot.providers.retry import RetryPolicy
+from earshot.providers.stream import stream
+from earshot.providers.target import Target
+
+
+class Transcript(Protocol):
+    """Where the loop records what happened (``core.session.Session``)."""
+
+    async def append_message(
+        self,
+        message: pt.Message,
+        *,
+        usage: pt.Usage | None = None,
+        cost_usd: float | None = None,
+        model: str | None = None,
+    ) -> str: ...
+
+    async def append_model_switch(self, model: str) -> str: ...
+
+    async def append_todos(self, todos: list[Todo]) -> str: ...
+
+    async def end_turn(self) -> None: ...
+
+
+_STOP_FOR_FINISH: dict[pt.FinishReason, StopReason] = {
+    "stop": "end_turn",
+    "tool_calls": "end_turn",
+    "length": "length",
+    "refusal": "refusal",
+    "error": "error",
+    "aborted": "aborted",
+}
+
+
+class Agent:
+    def __init__(
+        self,
+        *,
+        target: Target,
+        tools: Sequence[Tool[object]],  # type: ignore[type-var]  # heterogeneous tool registry
+        cwd: Path,
+        gate: Gate,
+        system: str = "",
+        transcript: Transcript | None = None,
+        undo: Snapshotter | None = None,
+        approve: ApproveFn | None = None,
+        ask: AskFn | None = None,
+        max_turns: int | None = None,
+        max_budget_usd: float | None = None,
+        reasoning_effort: pt.ReasoningEffort | None = None,
+        max_output_tokens: int | None = None,
+        retry: RetryPolicy | None = None,
+        client: httpx.AsyncClient | None = None,
+        files: FileOps | None = None,
+        procs: ProcessOps | None = None,
+        history: Sequence[pt.Message] = (),
+        state: ToolState | None = None,
+    ) -> None:
+        self.target = target
+        self.tools = {tool.name: tool for tool in tools}
+        self.cwd = cwd
+        self.gate = gate
+        self.system = system
+        self.transcript = transcript
+        self.undo = undo
+        self.approve = approve
+        self.ask = ask
+        self.max_turns = max_turns
+        self.max_budget_usd = max_budget_usd
+        self.reasoning_effort = reasoning_effort
+        self.max_output_tokens = max_output_tokens
+        self.retry = retry
+        self.client = client
+        self.files = files or LocalFileOps()
+        self.procs = procs or LocalProcessOps()
+        self.history: list[pt.Message] = list(history)
+        self.state = state or ToolState()
+        self.total_usage = pt.Usage()
+        self.total_cost_usd: float | None = 0.0
+        self._queue: deque[pt.Message] = deque()
+        self._abort = anyio.Event()
+        self.running = False
+
+    # --- controls (safe to call while a turn runs) ---------------------------------------------
+
+    def queue_user_message(self, turn_input: TurnInput) -> None:
+        """Queue a message typed mid-turn; it is appended between two model calls, never
+        inside a tool batch (or starts the next model call if the model had finished)."""
+        self._queue.append(user_message(turn_input, None))
+
+    @property
+    def queued(self) -> int:
+        return len(self._queue)
+
+    def abort(self) -> None:
+        """Stop the current turn: the model stream, running tools, pending approvals."""
+        self._abort.set()
+
+    async def switch_model(self, target: Target) -> None:
+        """Use ``target`` from the next model call on. History keeps every provider's
+        metadata; adapters send only what their provider can read."""
+        self.target = target
+        if self.transcript is not None:
+            await self.transcript.append_model_switch(target.ref)
+
+    def tool_names(self) -> list[str]:
+        return list(self.tools)
+
+    # --- the turn ------------------------------------------------------------------------------
+
+    async def _append(self, message: pt.Message, **meta: object) -> None:
+        self.history.append(message)
+        if self.transcript is not None:
+            usage = meta.get("usage")
+            cost = meta.get("cost_usd")
+            await self.transcript.append_message(
+                message,
+                usage=usage if isinstance(usage, pt.Usage) else None,
+                cost_usd=cost if isinstance(cost, float) else None,
+                model=self.target.ref if message.role == "assistant" else None,
+            )
+
+    def _request(self) -> pt.ModelRequest:
+        return pt.ModelRequest(
+            model=self.target.model,
+            system=self.system,
+            messages=list(self.history),
+            tools=[tool.spec() for tool in self.tools.values()],
+            reasoning_effort=self.reasoning_effort,
+            max_output_tokens=self.max_output_tokens,
+            abort=self._abort,
+        )
+
+    def _context(self) -> ToolContext:
+        vision = self.target.info.vision if self.target.info is not None else False
+        return ToolContext(
+            cwd=self.cwd,
+            state=self.state,
+            files=self.files,
+            procs=self.procs,
+            abort=self._abort,
+            ask=self.ask,
+            vision=vision,
+        )
+
+    async def _save_todos(self) -> None:
+        if self.transcript is not None:
+            await self.transcript.append_todos(list(self.state.todos))
+
+    async def run_turn(self, turn_input: TurnInput) -> AsyncIterator[AgentEvent]:
+        """Run one turn. ``InputError`` (raised before any event) means nothing was
+        appended or sent."""
+        message = user_message(turn_input, self.target.info)
+        if self.running:
+            raise RuntimeError("a turn is already running; queue the message instead")
+        self.running = True
+        self._abort = anyio.Event()
+        try:
+            async for event in self._turn(message):
+                yield event
+        finally:
+            self.running = False
+
+    async def _turn(self, message: pt.Message) -> AsyncIterator[AgentEvent]:
+        await self._append(message)
+        yield TurnStarted(input=message)
+        calls = 0
+        usage = pt.Usage()
+        cost: float | None = 0.0
+        denials: list[pt.JSONObject] = []
+        final_text = ""
+        reason: StopReason = "end_turn"
+        error: pt.ErrorEvent | None = None
+        while True:
+            while self._queue:
+                injected = self._queue.popleft()
+                await self._append(injected)
+                yield UserMessageInjected(message=injected)
+            if self._abort.is_set():
+                reason = "aborted"
+                break
+            if self.max_turns is not None and calls >= self.max_turns:
+                reason = "max_turns"
+                break
+            if (
+                self.max_budget_usd is not None
+                and self.total_cost_usd is not None
+                and self.total_cost_usd >= self.max_budget_usd
+            ):
+                reason = "budget"
+                break
+            calls += 1
+            yield ModelCallStarted(index=calls, model=self.target.ref)
+            finish: pt.Finish | None = None
+            async for event in stream(
+                self._request(), self.target, client=self.client, retry=self.retry
+            ):
+                if isinstance(event, pt.TextDelta):
+                    yield TextDelta(text=event.text)
+                elif isinstance(event, pt.ReasoningDelta):
+                    yield ReasoningDelta(text=event.text)
+                elif isinstance(event, pt.ToolCallStart):
+                    yield ToolCallStreaming(id=event.id, name=event.name)
+                elif isinstance(event, pt.Finish):
+                    finish = event
+                elif isinstance(event, pt.ErrorEvent):
+                    error = event
+            if finish is None:
+                reason = "error"
+                if error is not None and error.partial is not None:
+                    await self._close_partial(error.partial)
+                break
+            call_cost = cost_usd(finish.usage, self.target.info) if self.target.info else None
+            usage = usage + finish.usage
+            self.total_usage = self.total_usage + finish.usage
+            cost = None if cost is None or call_cost is None else cost + call_cost
+            if self.total_cost_usd is not None:
+                self.total_cost_usd = None if call_cost is None else self.total_cost_usd + call_cost
+            if finish.reason == "aborted":
+                await self._close_partial(finish.message)
+                reason = "aborted"
+                break
+            reply = finish.message
+            if reply.parts:
+                await self._append(reply, usage=finish.usage, cost_usd=call_cost)
+            yield AssistantMessage(
+                message=reply,
+                model=self.target.ref,
+                finish_reason=finish.reason,
+                usage=finish.usage,
+                cost_usd=call_cost,
+                total_usage=self.total_usage,
+                total_cost_usd=self.total_cost_usd,
+            )
+            calls_made = [p for p in reply.parts if isinstance(p, pt.ToolCallPart)]
+            if not calls_made:
+                final_text = pt.text_of(reply)
+                reason = _STOP_FOR_FINISH[finish.reason]
+                if reason == "end_turn" and self._queue:
+                    continue
+                break
+            batch = ToolBatch(
+                tools=self.tools,
+                ctx=self._context(),
+                gate=self.gate,
+                approve=self.approve,
+                undo=self.undo,
+                on_todos=self._save_todos,
+            )
+            async for tool_event in batch.run(calls_made):
+                yield tool_event
+            denials.extend(batch.denials)
+            await self._append(pt.Message(role="tool", parts=list(batch.results)))
+            if self._abort.is_set():
+                reason = "aborted"
+                break
+        if self.transcript is not None:
+            await self.transcript.end_turn()
+        yield TurnEnded(
+            reason=reason,
+            text=final_text,
+            model_calls=calls,
+            usage=usage,
+            cost_usd=cost,
+            total_usage=self.total_usage,
+            total_cost_usd=self.total_cost_usd,
+            permission_denials=denials,
+            error_kind=error.kind if error is not None and reason == "error" else None,
+            error=error.message if error is not None and reason == "error" else None,
+        )
+
+    async def _close_partial(self, partial: pt.Message) -> None:
+        """Keep what a cut-short model call produced, and give each of its tool calls an
+        "interrupted" result, so the next request is valid for every provider."""
+        if not partial.parts:
+            return
+        await self._append(partial)
+        calls = [p for p in partial.parts if isinstance(p, pt.ToolCallPart)]
+        if calls:
+            results: list[pt.Part] = [
+                pt.ToolResultPart(
+                    call_id=call.id,
+                    name=call.name,
+                    content=[pt.TextPart(text="interrupted before this call ran")],
+                    is_error=True,
+                )
+                for call in calls
+            ]
+            await self._append(pt.Message(role="tool", parts=results))
+
+
+__all__ = ["Agent", "Transcript"]
