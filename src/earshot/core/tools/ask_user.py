@@ -114,7 +114,11 @@ async def _execute(args: AskUserInput, ctx: ToolContext) -> ToolResult:
     choices = _choices(args)
     if ctx.ask is None:
         raise ToolError(NO_ONE_TO_ASK, "no user to ask")
-    answer = await _ask(ctx.ask, Question(text=text, choices=choices), ctx.abort)
+    answer = await _ask(
+        ctx.ask,
+        Question(text=text, choices=choices, allow_free_text=args.allow_free_text),
+        ctx.abort,
+    )
     if answer is None:
         raise ToolError(
             "The user declined to answer this question. Do not ask it again; proceed on "

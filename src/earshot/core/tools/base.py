@@ -50,8 +50,11 @@ class PermissionRequest:
 
 @dataclass(frozen=True, kw_only=True)
 class Question:
+    """What ``ask_user`` asks. With ``allow_free_text`` false, only a choice is an answer."""
+
     text: str
     choices: tuple[str, ...] = ()
+    allow_free_text: bool = True
 
 
 AskFn = Callable[[Question], Awaitable[str | None]]
