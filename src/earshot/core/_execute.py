@@ -26,8 +26,9 @@ from earshot.core.events import (
     denial,
 )
 from earshot.core.tools.base import (
+    AnyTool,
     PermissionRequest,
-    Tool,
+    PreparedCall,
     ToolContext,
     ToolError,
     ToolResult,
@@ -140,7 +141,7 @@ class _Slot:
 
 @dataclass
 class ToolBatch:
-    tools: dict[str, Tool[object]]  # type: ignore[type-var]  # heterogeneous tool registry
+    tools: dict[str, AnyTool]
     ctx: ToolContext
     gate: Gate
     approve: ApproveFn | None
@@ -152,7 +153,7 @@ class ToolBatch:
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
-        pending: list[tuple[_Slot, Tool[object], object]] = []  # type: ignore[type-var]  # see above
+        pending: list[tuple[_Slot, PreparedCall]] = []
         abort = self.ctx.abort
         for slot in slots:
             if abort.is_set():
@@ -168,13 +169,13 @@ class ToolBatch:
                 yield ToolCallRequested(call=call, read_only=True, title=call.name)
                 continue
             try:
-                args = tool.parse(call.input)
-                request = tool.describe(args, self.ctx)
+                prepared = tool.prepare(call.input, self.ctx)
             except ToolError as exc:
                 slot.result = _error_part(call, exc.message)
                 slot.brief = exc.brief
                 yield ToolCallRequested(call=call, read_only=tool.read_only, title=call.name)
                 continue
+            request = prepared.request
             title = _title(call, request)
             yield ToolCallRequested(
                 call=call, read_only=tool.read_only, title=title, detail=request.detail
@@ -204,7 +205,7 @@ class ToolBatch:
                 self.denials.append(denial(call, reason))
                 continue
             if tool.read_only:
-                pending.append((slot, tool, args))
+                pending.append((slot, prepared))
                 continue
             await self._run_group(pending)
             pending = []
@@ -216,7 +217,7 @@ class ToolBatch:
                     await self.undo.snapshot()
                 except Exception as exc:  # undo must never cost the user their turn
                     yield Notice(level="warning", message=f"undo snapshot failed: {exc}")
-            await self._run_group([(slot, tool, args)])
+            await self._run_group([(slot, prepared)])
             for event in self._flush(slots):
                 yield event
         await self._run_group(pending)
@@ -248,24 +249,21 @@ class ToolBatch:
         why = f": {answer.reason}" if answer.reason else ""
         return "deny", f"the user denied this call{why}"
 
-    async def _run_group(
-        self,
-        group: list[tuple[_Slot, Tool[object], object]],  # type: ignore[type-var]  # see above
-    ) -> None:
+    async def _run_group(self, group: list[tuple[_Slot, PreparedCall]]) -> None:
         if not group:
             return
         if len(group) == 1:
             await self._run_one(*group[0])
             return
         async with anyio.create_task_group() as tg:
-            for slot, tool, args in group:
-                tg.start_soon(self._run_one, slot, tool, args)
+            for slot, prepared in group:
+                tg.start_soon(self._run_one, slot, prepared)
 
-    async def _run_one(self, slot: _Slot, tool: Tool[object], args: object) -> None:  # type: ignore[type-var]  # see above
+    async def _run_one(self, slot: _Slot, prepared: PreparedCall) -> None:
         start = time.perf_counter()
         call = slot.call
         try:
-            result, aborted = await race(lambda: tool.execute(args, self.ctx), self.ctx.abort)
+            result, aborted = await race(prepared.run, self.ctx.abort)
         except ToolError as exc:
             result, aborted = ToolResult.error(exc.message, brief=exc.brief), False
         except Exception as exc:

@@ -46,7 +46,7 @@ from earshot.core.events import (
     UserMessageInjected,
 )
 from earshot.core.input import TurnInput, user_message
-from earshot.core.tools.base import AskFn, Tool, ToolContext
+from earshot.core.tools.base import AnyTool, AskFn, ToolContext
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import Todo, ToolState
 from earshot.providers import types as pt
@@ -90,7 +90,7 @@ class Agent:
         self,
         *,
         target: Target,
-        tools: Sequence[Tool[object]],  # type: ignore[type-var]  # heterogeneous tool registry
+        tools: Sequence[AnyTool],
         cwd: Path,
         gate: Gate,
         system: str = "",
@@ -110,7 +110,7 @@ class Agent:
         state: ToolState | None = None,
     ) -> None:
         self.target = target
-        self.tools = {tool.name: tool for tool in tools}
+        self.tools: dict[str, AnyTool] = {tool.name: tool for tool in tools}
         self.cwd = cwd
         self.gate = gate
         self.system = system

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, Literal, TypeVar
+from typing import Generic, Literal, Protocol, TypeVar
 
 import anyio
 import msgspec
@@ -147,6 +147,42 @@ class Tool(Generic[A]):
             return self.permission(args, ctx)
         return PermissionRequest(tool=self.name, kind="read")
 
+    def prepare(self, raw: JSONValue, ctx: ToolContext) -> PreparedCall:
+        """Validate ``raw`` and bind it: what the gate sees and how to run it. Raises
+        ``ToolError`` for arguments the model must fix."""
+        args = self.parse(raw)
+        request = self.describe(args, ctx)
+
+        async def run() -> ToolResult:
+            return await self.execute(args, ctx)
+
+        return PreparedCall(request=request, run=run)
+
+
+@dataclass(frozen=True)
+class PreparedCall:
+    """A validated call: its ``PermissionRequest``, and ``run`` to execute it."""
+
+    request: PermissionRequest
+    run: Callable[[], Awaitable[ToolResult]]
+
+
+class AnyTool(Protocol):
+    """Any tool, whatever its argument type: what a registry of tools holds."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+    def spec(self) -> ToolSpec: ...
+
+    def prepare(self, raw: JSONValue, ctx: ToolContext) -> PreparedCall: ...
+
 
 def _inline(node: JSONValue, defs: dict[str, JSONValue], depth: int = 0) -> JSONValue:
     if isinstance(node, list):
@@ -201,9 +237,11 @@ def define_tool(
 
 
 __all__ = [
+    "AnyTool",
     "AskFn",
     "PermissionKind",
     "PermissionRequest",
+    "PreparedCall",
     "Question",
     "Tool",
     "ToolContext",
