@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from earshot.core.settings import Settings
 from earshot.providers.auth import AuthStore
 from earshot.providers.catalog import ModelCatalog, parse_ref
-from earshot.providers.registry import get_provider, resolve_target
+from earshot.providers.registry import PROVIDERS, get_provider, key_from_env, resolve_target
 from earshot.providers.target import Target
 from earshot.providers.types import JSONValue
 
@@ -56,4 +56,52 @@ def target_for(
     )
 
 
-__all__ = ["load_catalog", "target_for"]
+# The model earshot picks for a provider when the user named none: a strong, current
+# coding model the provider serves. Checked against the catalog by a test.
+DEFAULT_MODELS: dict[str, str] = {
+    "anthropic": "claude-sonnet-4-6",
+    "openai": "gpt-5.4",
+    "google": "gemini-3.1-pro-preview",
+    "openrouter": "anthropic/claude-sonnet-5",
+    "groq": "openai/gpt-oss-120b",
+    "mistral": "mistral-medium-latest",
+    "xai": "grok-4.3",
+    "deepseek": "deepseek-v4-pro",
+    "together": "zai-org/GLM-5.2",
+    "fireworks": "accounts/fireworks/models/glm-5p2",
+    "cerebras": "gpt-oss-120b",
+    "moonshot": "kimi-k2.6",
+    "zai": "glm-5.2",
+    "github-models": "openai/gpt-4.1",
+}
+
+
+class NoModelError(Exception):
+    """No model was named and no provider has a key to pick a default from."""
+
+
+def default_model_ref(
+    settings: Settings,
+    *,
+    auth: AuthStore | None = None,
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """The model to use when ``--model`` was not given: ``EARSHOT_MODEL``, then settings'
+    ``model``, then the default model of the first provider (registry order) with a key."""
+    environ = os.environ if env is None else env
+    named = environ.get("EARSHOT_MODEL", "").strip()
+    if named:
+        return named
+    if settings.model:
+        return settings.model
+    stored = set((auth or AuthStore()).providers())
+    for spec in PROVIDERS:
+        if spec.id in DEFAULT_MODELS and (key_from_env(spec, environ) or spec.id in stored):
+            return f"{spec.id}/{DEFAULT_MODELS[spec.id]}"
+    raise NoModelError(
+        "no model chosen and no provider key found: set a key such as ANTHROPIC_API_KEY "
+        "(or run `earshot auth login PROVIDER`), or pass --model provider/model"
+    )
+
+
+__all__ = ["DEFAULT_MODELS", "NoModelError", "default_model_ref", "load_catalog", "target_for"]
