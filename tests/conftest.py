@@ -31,11 +31,15 @@ _CLEARED = (
     "GOOGLE_CLOUD_PROJECT",
     "EARSHOT_MODEL",
 )
+# Variables that steer the test harness itself, not earshot.
+_KEPT = ("EARSHOT_REFERENCE_DIR", "EARSHOT_UPDATE_SNAPSHOTS")
 
 
 @pytest.fixture(autouse=True)
 def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
+        if name in _KEPT:
+            continue
         if name.endswith(_CLEARED_SUFFIXES) or name in _CLEARED or name.startswith("EARSHOT_"):
             monkeypatch.delenv(name, raising=False)
     home = tmp_path / "home"
