@@ -163,3 +163,70 @@ def test_malformed_settings_exit_2_naming_file_line_and_column(tmp_path: Path) -
     assert done.returncode == 2
     assert f"{settings}:3:" in done.stderr
     assert settings.read_text() == text
+
+
+def test_models_refresh_fetches_the_live_catalog_into_the_cache(hermetic_env: Path) -> None:
+    import http.server
+    import threading
+
+    api = {
+        "anthropic": {
+            "id": "anthropic",
+            "name": "Anthropic",
+            "env": ["ANTHROPIC_API_KEY"],
+            "npm": "@ai-sdk/anthropic",
+            "models": {
+                "claude-next-9": {
+                    "id": "claude-next-9",
+                    "name": "Claude Next 9",
+                    "attachment": True,
+                    "reasoning": True,
+                    "tool_call": True,
+                    "release_date": "2026-11-01",
+                    "modalities": {"input": ["text", "image"], "output": ["text"]},
+                    "limit": {"context": 500000, "output": 64000},
+                    "cost": {"input": 4.0, "output": 20.0},
+                }
+            },
+        }
+    }
+    body = json.dumps(api).encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/api.json"
+        done = earshot(
+            "models", "anthropic", "--refresh", "--json", env={"EARSHOT_CATALOG_URL": url}
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert done.returncode == 0, done.stderr
+    assert "refreshed the model catalog: 1 models" in done.stderr
+    rows = {row["id"]: row for row in json.loads(done.stdout)}
+    assert rows["anthropic/claude-next-9"]["cost_per_million"]["input"] == 4.0
+    assert (hermetic_env / ".cache/earshot/catalog.json").exists()
+    assert "anthropic/claude-next-9" in earshot("models", "anthropic").stdout
+
+
+def test_models_refresh_failure_keeps_the_catalog_and_exits_1() -> None:
+    done = earshot(
+        "models", "--refresh", env={"EARSHOT_CATALOG_URL": "http://127.0.0.1:9/api.json"}
+    )
+    assert done.returncode == 1
+    assert "catalog refresh" in done.stderr
+    assert "anthropic/" in earshot("models", "anthropic").stdout

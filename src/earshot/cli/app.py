@@ -54,6 +54,7 @@ def build_app() -> App:
         provider: str | None = None,
         *,
         json: Annotated[bool, Parameter(negative=())] = False,
+        refresh: Annotated[bool, Parameter(negative=())] = False,
     ) -> int:
         """List models.
 
@@ -63,9 +64,15 @@ def build_app() -> App:
             A provider id (all of its models) or provider/model (one model in detail).
         json
             Print JSON instead of a table.
+        refresh
+            First fetch the current catalog from models.dev into the local cache.
         """
-        from earshot.cli.listing import print_models
+        from earshot.cli.listing import print_models, refresh_catalog
 
+        if refresh:
+            code = refresh_catalog()
+            if code:
+                return code
         return print_models(provider, as_json=json)
 
     auth = App(name="auth", help=COMMANDS["auth"], help_formatter="plain")

@@ -145,6 +145,28 @@ _MODEL_HEADERS = [
 ]
 
 
+def refresh_catalog(url: str | None = None) -> int:
+    """Fetch the live catalog into the cache; never needed, never done at start-up."""
+    import anyio
+
+    from earshot.providers.catalog import MODELS_DEV_URL, CatalogError, refresh
+    from earshot.providers.http import new_client
+
+    source = url or os.environ.get("EARSHOT_CATALOG_URL") or MODELS_DEV_URL
+
+    async def fetch() -> int:
+        async with new_client() as client:
+            return await refresh(client, source)
+
+    try:
+        count = anyio.run(fetch)
+    except CatalogError as exc:
+        sys.stderr.write(f"earshot: {exc}\n")
+        return 1
+    sys.stderr.write(f"refreshed the model catalog: {count} models from {source}\n")
+    return 0
+
+
 def print_models(provider: str | None, *, as_json: bool, cwd: Path | None = None) -> int:
     settings: Settings = load_settings(cwd)
     catalog = load_catalog(settings)
