@@ -159,6 +159,12 @@ class Agent:
     def tool_names(self) -> list[str]:
         return list(self.tools)
 
+    async def close(self) -> None:
+        """End the session's side effects: kill background shells (idempotent)."""
+        from earshot.core.tools._shell import close_all
+
+        await close_all(self.state)
+
     # --- the turn ------------------------------------------------------------------------------
 
     async def _append(self, message: pt.Message, **meta: object) -> None:

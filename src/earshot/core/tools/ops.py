@@ -125,15 +125,17 @@ class LocalProcessOps:
         )
 
     def kill_tree(self, process: Process) -> None:
-        if process.returncode is not None:
-            return
         if sys.platform == "win32":
+            if process.returncode is not None:
+                return
             subprocess.run(
                 ["taskkill", "/F", "/T", "/PID", str(process.pid)],
                 capture_output=True,
                 check=False,
             )
             return
+        # The group outlives its leader: kill it even when the shell itself has exited, so
+        # nothing a command left running survives it.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
 
