@@ -1,0 +1,188 @@
+"""The lines of a session file: msgspec ``Struct``s tagged by ``type``.
+
+Shape of a file (one JSON object per line)::
+
+    Header            type "session"     line 1: format version, session id, cwd, versions
+    FormatMark        type "format"      a later line switching the format version (see codec)
+    Entry             every other line; a tree node with id, parent_id, timestamp
+      MessageEntry       "message"       a Message with its usage, cost and model
+      ModelSwitchEntry   "model_switch"  the user switched models
+      CompactionEntry    "compaction"    messages before ``first_kept`` are replaced by
+                                         ``preamble`` in the history
+      TodosEntry         "todos"         the todo list as it now stands
+      ScopeEntry         "scope"         the declared scope (JSON, owned by the scope feature)
+      LabelEntry         "label"         a user's bookmark on another entry
+      SnapshotEntry      "snapshot"      an undo snapshot taken before a tool batch
+      RewindEntry        "rewind"        a new branch head under an earlier entry
+      UnknownEntry       (any other)     a tree node of a type this build does not know
+
+Every ``Entry`` is written with all four of ``type``, ``id``, ``parent_id`` (``null`` for a
+root) and ``timestamp`` (UTC, ISO 8601 with milliseconds). Field names are the file format:
+renaming one is a format change (bump ``codec.FORMAT_VERSION`` and add a migration).
+
+This module defines ``Struct`` classes and must never be compiled with mypyc.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+import msgspec
+
+from earshot.providers.types import JSONValue, Message, Usage
+
+TodoStatus = Literal["pending", "in_progress", "completed"]
+
+
+class _Line(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True, tag_field="type"):
+    pass
+
+
+class ImportOrigin(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
+    """Where an imported session came from."""
+
+    format: str
+    path: str
+    session_id: str | None = None
+    created: str | None = None
+
+
+class Header(_Line, tag="session", frozen=True):
+    version: int
+    id: str
+    timestamp: str
+    cwd: str
+    earshot_version: str
+    model: str | None = None
+    parent_session: str | None = None
+    parent_entry: str | None = None
+    imported_from: ImportOrigin | None = None
+
+
+class FormatMark(_Line, tag="format", frozen=True):
+    """Lines after this one are in format ``version`` (written when a newer earshot appends
+    to an older file, so nothing before it needs rewriting)."""
+
+    version: int
+
+
+class _Entry(_Line, frozen=True):
+    id: str
+    parent_id: str | None
+    timestamp: str
+
+
+class MessageEntry(_Entry, tag="message", frozen=True):
+    message: Message
+    usage: Usage | None = None
+    cost_usd: float | None = None
+    model: str | None = None
+
+
+class ModelSwitchEntry(_Entry, tag="model_switch", frozen=True):
+    model: str
+
+
+class CompactionEntry(_Entry, tag="compaction", frozen=True):
+    """A compaction cut. On the branch through this entry, the messages before entry
+    ``first_kept`` (all of them when it is ``None``) are replaced by ``preamble``."""
+
+    first_kept: str | None
+    preamble: list[Message]
+    tokens_before: int | None = None
+
+
+class TodoItem(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
+    content: str
+    status: TodoStatus
+    id: str = ""
+
+
+class TodosEntry(_Entry, tag="todos", frozen=True):
+    todos: list[TodoItem]
+
+
+class ScopeEntry(_Entry, tag="scope", frozen=True):
+    scope: JSONValue
+
+
+class LabelEntry(_Entry, tag="label", frozen=True):
+    """Sets (or, with ``label`` None, clears) the label of entry ``target``."""
+
+    target: str
+    label: str | None = None
+
+
+class SnapshotEntry(_Entry, tag="snapshot", frozen=True):
+    snapshot: str
+
+
+class RewindEntry(_Entry, tag="rewind", frozen=True):
+    """A branch head: the conversation continues from ``parent_id``; ``from_id`` is the
+    head that was current before the rewind."""
+
+    from_id: str | None = None
+
+
+class UnknownEntry(msgspec.Struct, kw_only=True, frozen=True):
+    """A line with a tree position but a ``type`` this build does not know. It keeps the
+    tree connected; it carries nothing into the history."""
+
+    type: str
+    id: str
+    parent_id: str | None
+    timestamp: str = ""
+
+
+KnownEntry: TypeAlias = (
+    MessageEntry
+    | ModelSwitchEntry
+    | CompactionEntry
+    | TodosEntry
+    | ScopeEntry
+    | LabelEntry
+    | SnapshotEntry
+    | RewindEntry
+)
+Entry: TypeAlias = KnownEntry | UnknownEntry
+Line: TypeAlias = Header | FormatMark | KnownEntry
+
+
+# --- light views for listing (decode only what a summary needs) -----------------------------
+
+
+class GlanceMessage(msgspec.Struct):
+    role: str
+
+
+class Glance(msgspec.Struct):
+    """Any line, reduced to what ``sessions list`` shows; unknown fields are skipped."""
+
+    type: str
+    timestamp: str = ""
+    message: GlanceMessage | None = None
+    cost_usd: float | None = None
+    model: str | None = None
+
+
+__all__ = [
+    "CompactionEntry",
+    "Entry",
+    "FormatMark",
+    "Glance",
+    "GlanceMessage",
+    "Header",
+    "ImportOrigin",
+    "KnownEntry",
+    "LabelEntry",
+    "Line",
+    "MessageEntry",
+    "ModelSwitchEntry",
+    "RewindEntry",
+    "ScopeEntry",
+    "SnapshotEntry",
+    "TodoItem",
+    "TodoStatus",
+    "TodosEntry",
+    "UnknownEntry",
+]
