@@ -1,0 +1,624 @@
+"""The ``grep`` tool: a regex search over file contents, by ripgrep or in Python.
+
+::
+
+    GrepInput -> _Query (regex, filters, mode, window)
+        a file     searched in Python
+        a dir      ripgrep when ``_rg.find_rg()`` finds one; the Python search when it
+                   does not, or when rg cannot run the search (an old rg, a regex its
+                   dialect refuses but Python's accepts)
+    -> _Found (files in path order, or matching files for files_with_matches)
+    -> one text, the same whichever engine ran
+
+Both engines search the same files (``_ignore.walk``'s set; symlinks not followed, files
+over ``MAX_FILE_BYTES`` skipped), read them the same way (a UTF-8 or UTF-16 byte order
+mark decides the encoding, else UTF-8 with bad bytes replaced; a NUL byte makes a file
+binary and skipped), and report the same lines: a line matches when part of a match lies
+on it; context lines are the lines within ``-B``/``-A`` of a matching line. Known
+difference: rg's regex dialect (Rust) and Python's agree on common syntax but not on all.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import threading
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Literal
+
+import anyio
+import msgspec
+
+from earshot.core.tools import _rg
+from earshot.core.tools._ignore import path_key, translate_glob, walk
+from earshot.core.tools._output import cap_text
+from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
+from earshot.core.tools.read import shown_path
+
+DEFAULT_HEAD_LIMIT = 250
+MAX_HEAD_LIMIT = 2000
+MAX_LINE_CHARS = 500
+MAX_OUTPUT_CHARS = 40_000
+MAX_FILE_BYTES = 32 * 1024 * 1024
+OVERFLOW_LINES = 10_000
+"""In content mode, lines counted past the shown ones before the search stops."""
+_RG_SURE_BYTES = 32 * 1024
+"""rg -l has checked this much of a file for NUL bytes before it lists the file."""
+
+OutputMode = Literal["files_with_matches", "content", "count"]
+
+TYPES: dict[str, tuple[str, ...]] = {
+    "c": ("*.c", "*.h"),
+    "cpp": ("*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", "*.hxx", "*.h"),
+    "cs": ("*.cs",),
+    "css": ("*.css", "*.scss", "*.sass", "*.less"),
+    "dart": ("*.dart",),
+    "docker": ("Dockerfile", "Dockerfile.*", "*.dockerfile"),
+    "elixir": ("*.ex", "*.exs"),
+    "go": ("*.go",),
+    "html": ("*.html", "*.htm"),
+    "java": ("*.java",),
+    "js": ("*.js", "*.jsx", "*.mjs", "*.cjs"),
+    "json": ("*.json", "*.jsonc", "*.jsonl"),
+    "kotlin": ("*.kt", "*.kts"),
+    "lua": ("*.lua",),
+    "make": ("Makefile", "makefile", "GNUmakefile", "*.mk"),
+    "md": ("*.md", "*.markdown"),
+    "php": ("*.php",),
+    "proto": ("*.proto",),
+    "py": ("*.py", "*.pyi"),
+    "rb": ("*.rb", "*.rake", "*.gemspec", "Gemfile", "Rakefile"),
+    "rst": ("*.rst",),
+    "rust": ("*.rs",),
+    "scala": ("*.scala", "*.sbt"),
+    "sh": ("*.sh", "*.bash", "*.zsh"),
+    "sql": ("*.sql",),
+    "swift": ("*.swift",),
+    "toml": ("*.toml",),
+    "ts": ("*.ts", "*.tsx", "*.mts", "*.cts"),
+    "txt": ("*.txt",),
+    "vue": ("*.vue",),
+    "xml": ("*.xml",),
+    "yaml": ("*.yaml", "*.yml"),
+}
+_TYPE_ALIASES = {
+    "python": "py",
+    "javascript": "js",
+    "typescript": "ts",
+    "rs": "rust",
+    "golang": "go",
+    "ruby": "rb",
+    "markdown": "md",
+    "shell": "sh",
+    "bash": "sh",
+    "yml": "yaml",
+    "c++": "cpp",
+    "csharp": "cs",
+    "kt": "kotlin",
+}
+_SIMPLE_NAME_GLOB = re.compile(r"[\w.*{},+-]+")
+_NEWLINE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\n|\n")
+_LOOKAROUND = ("\\A", "\\Z", "(?=", "(?!", "(?<=", "(?<!")
+
+DESCRIPTION = f"""
+Search file contents with a regular expression (ripgrep syntax; Python's `re` when ripgrep
+is not installed: write patterns both accept). Respects .gitignore; skips binary files and
+files over 32 MiB.
+- `output_mode`: `files_with_matches` (default; matching files, most recently modified
+  first), `content` (matching lines as `N:text`, context lines as `N-text`, `--` between
+  groups, grouped under each file's path), `count` (matching lines per file).
+- Filter files with `glob` (`*.py`, `*.{{ts,tsx}}`, `src/**/*.rs`; a `!` prefix excludes)
+  and/or `type` ({", ".join(sorted(TYPES))}).
+- `-A`/`-B`/`-C`: context lines after/before/around each match (content mode).
+- Lines are searched one at a time; set `multiline` for patterns that span lines (`.` then
+  matches newlines too). Escape regex characters for a literal search: `interface\\{{\\}}`.
+- Shows {DEFAULT_HEAD_LIMIT} entries by default (files, or lines in content mode); use
+  `head_limit` (max {MAX_HEAD_LIMIT}) and `offset` to see more. Lines over
+  {MAX_LINE_CHARS} characters are cut: use `read` for the whole line.
+"""
+
+
+_Count = Annotated[int, msgspec.Meta(ge=0)]
+_Positive = Annotated[int, msgspec.Meta(ge=1)]
+
+
+def _about(text: str) -> msgspec.Meta:
+    return msgspec.Meta(description=text)
+
+
+class GrepInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    pattern: Annotated[str, _about("Regular expression to search for")]
+    path: Annotated[str, _about("File or directory to search; default: the working dir")] = "."
+    glob: Annotated[
+        str | None,
+        _about(
+            "Only files matching this glob (no `/`: the file name; else the path under "
+            "`path`); `!` in front excludes"
+        ),
+    ] = None
+    type: Annotated[str | None, _about("Only files of this type, e.g. py, ts, rust, go")] = None
+    output_mode: Annotated[
+        OutputMode, _about("files_with_matches (default), content, or count")
+    ] = "files_with_matches"
+    after: Annotated[_Count | None, _about("Context lines after each match (content)")] = (
+        msgspec.field(default=None, name="-A")
+    )
+    before: Annotated[_Count | None, _about("Context lines before each match (content)")] = (
+        msgspec.field(default=None, name="-B")
+    )
+    context: Annotated[_Count | None, _about("Context lines around each match (content)")] = (
+        msgspec.field(default=None, name="-C")
+    )
+    case_insensitive: Annotated[bool, _about("Ignore case")] = False
+    multiline: Annotated[bool, _about("Let matches span lines; `.` matches newlines")] = False
+    head_limit: Annotated[
+        _Positive | None, _about(f"Entries to show (default {DEFAULT_HEAD_LIMIT})")
+    ] = None
+    offset: Annotated[_Count, _about("Entries to skip before showing (for paging)")] = 0
+
+
+@dataclass(frozen=True)
+class _Query:
+    pattern: str
+    flags: int
+    multiline: bool
+    mode: OutputMode
+    before: int
+    after: int
+    offset: int
+    limit: int
+    name_filter: re.Pattern[str] | None
+    path_filter: re.Pattern[str] | None
+    filter_on_path: bool
+    """``path_filter`` applies to the path under the search root, not the file name."""
+    exclude: bool
+    prune: tuple[str, ...]
+    """Globs on file names rg may use to skip files early (its --type-add)."""
+
+    def wanted(self, rel: str) -> bool:
+        name = rel.rsplit("/", 1)[-1]
+        if self.name_filter is not None and self.name_filter.fullmatch(name) is None:
+            return False
+        if self.path_filter is None:
+            return True
+        subject = rel if self.filter_on_path else name
+        return (self.path_filter.fullmatch(subject) is None) == self.exclude
+
+    def compile(self) -> _Matcher:
+        try:
+            regex = re.compile(self.pattern, self.flags)
+        except re.error as exc:
+            raise ToolError(
+                f"invalid regex {self.pattern!r}: {exc}; fix the syntax, or escape characters "
+                "meant literally with a backslash (\\( \\[ \\{ \\. \\* \\+ \\?)",
+                f"invalid regex: {exc}",
+            ) from exc
+        prefilter = None
+        if not self.multiline and not any(s in self.pattern for s in _LOOKAROUND):
+            prefilter = re.compile(self.pattern, self.flags | re.MULTILINE)
+        return _Matcher(regex, self.multiline, prefilter)
+
+
+def _query(args: GrepInput) -> _Query:
+    if not args.pattern:
+        raise ToolError("the pattern is empty; give a regular expression to search for")
+    if not args.multiline and _NEWLINE_ESCAPE.search(args.pattern):
+        raise ToolError(
+            "the pattern contains a newline (\\n), but lines are searched one at a time; "
+            "set multiline: true to match across lines",
+            "pattern spans lines without multiline",
+        )
+    name_filter = None
+    prune: tuple[str, ...] = ()
+    if args.type is not None:
+        key = _TYPE_ALIASES.get(args.type.lower(), args.type.lower())
+        if key not in TYPES:
+            raise ToolError(
+                f"unknown type {args.type!r}; known types: {', '.join(sorted(TYPES))}; "
+                "or filter with glob (e.g. '*.ext')",
+                f"unknown type {args.type}",
+            )
+        prune = TYPES[key]
+        name_filter = re.compile("|".join(translate_glob(g, braces=True) for g in prune))
+    path_filter = None
+    exclude = False
+    glob = ""
+    if args.glob:
+        glob = args.glob.strip()
+        exclude = glob.startswith("!")
+        glob = glob.lstrip("!").removeprefix("./")
+        path_filter = re.compile(translate_glob(glob.lstrip("/"), braces=True), re.DOTALL)
+        if not prune and not exclude and _SIMPLE_NAME_GLOB.fullmatch(glob):
+            prune = (glob,)
+    around = args.context or 0
+    return _Query(
+        pattern=args.pattern,
+        flags=(re.IGNORECASE if args.case_insensitive else 0)
+        | (re.MULTILINE | re.DOTALL if args.multiline else 0),
+        multiline=args.multiline,
+        mode=args.output_mode,
+        before=args.before if args.before is not None else around,
+        after=args.after if args.after is not None else around,
+        offset=args.offset,
+        limit=min(args.head_limit or DEFAULT_HEAD_LIMIT, MAX_HEAD_LIMIT),
+        name_filter=name_filter,
+        path_filter=path_filter,
+        filter_on_path="/" in glob,
+        exclude=exclude,
+        prune=prune,
+    )
+
+
+@dataclass(frozen=True)
+class _Matcher:
+    regex: re.Pattern[str]
+    multiline: bool
+    prefilter: re.Pattern[str] | None
+    """Whole-text search that must succeed for any line to match (None: not safe)."""
+
+    def lines(self, text: str, *, first_only: bool = False) -> tuple[list[str], list[int]]:
+        """The text's lines (split on ``\\n``, no empty last line) and the 1-based
+        numbers of the matching ones."""
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        if not self.multiline:
+            if self.prefilter is not None and self.prefilter.search(text) is None:
+                return lines, []
+            found: list[int] = []
+            for number, line in enumerate(lines, start=1):
+                if self.regex.search(line) is not None:
+                    found.append(number)
+                    if first_only:
+                        break
+            return lines, found
+        starts = [0]
+        for line in lines[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        matched: set[int] = set()
+        for m in self.regex.finditer(text):
+            start, end = m.span()
+            if start >= len(text) and (not text or text.endswith("\n")):
+                break
+            first = bisect.bisect_right(starts, start)
+            last = bisect.bisect_right(starts, max(start, end - 1))
+            matched.update(range(first, last + 1))
+            if first_only:
+                break
+        return lines, sorted(matched)
+
+
+def _decode(data: bytes) -> str | None:
+    """A file's text as both engines read it, or None when it is binary."""
+    for bom, encoding in (
+        (b"\xef\xbb\xbf", "utf-8"),
+        (b"\xff\xfe", "utf-16-le"),
+        (b"\xfe\xff", "utf-16-be"),
+    ):
+        if data.startswith(bom):
+            text = data[len(bom) :].decode(encoding, errors="replace")
+            return None if "\0" in text else text
+    if b"\0" in data:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+@dataclass
+class _FileHits:
+    rel: str
+    path: Path
+    count: int
+    lines: list[tuple[int, str, bool]] = field(default_factory=list)
+
+
+@dataclass
+class _Found:
+    """What a search found: ``files`` in path order (content, count) or any order (files
+    mode). In content mode ``files`` holds only the lines inside the offset/limit window,
+    ``lines_seen`` counts all lines found, and ``complete`` is False when the search
+    stopped early, ``OVERFLOW_LINES`` past the window."""
+
+    files: list[_FileHits] = field(default_factory=list)
+    lines_seen: int = 0
+    complete: bool = True
+
+    def add(self, hits: _FileHits, query: _Query) -> bool:
+        if query.mode != "content":
+            self.files.append(hits)
+            return True
+        start, end = query.offset, query.offset + query.limit
+        first = self.lines_seen
+        self.lines_seen += len(hits.lines)
+        if self.lines_seen > start and first < end:
+            lo, hi = max(start - first, 0), min(end - first, len(hits.lines))
+            self.files.append(_FileHits(hits.rel, hits.path, hits.count, hits.lines[lo:hi]))
+        if self.lines_seen > end + OVERFLOW_LINES:
+            self.complete = False
+            return False
+        return True
+
+
+def _hits_from(rel: str, path: Path, lines: list[str], found: list[int], q: _Query) -> _FileHits:
+    if q.mode != "content":
+        return _FileHits(rel, path, len(found))
+    shown: dict[int, bool] = {}
+    for number in found:
+        for k in range(max(1, number - q.before), min(len(lines), number + q.after) + 1):
+            shown.setdefault(k, False)
+        shown[number] = True
+    return _FileHits(
+        rel, path, len(found), [(k, lines[k - 1], m) for k, m in sorted(shown.items())]
+    )
+
+
+def _python_search(
+    ctx: ToolContext, root: Path, query: _Query, matcher: _Matcher, stop: threading.Event
+) -> _Found:
+    found = _Found()
+    for entry in walk(root, ctx.files, stop=lambda: stop.is_set() or ctx.abort.is_set()):
+        if entry.is_symlink or not query.wanted(entry.rel):
+            continue
+        path = entry.path
+        st = ctx.files.stat(path)
+        if st is None or st.size > MAX_FILE_BYTES:
+            continue
+        try:
+            text = _decode(ctx.files.read_bytes(path))
+        except OSError:
+            continue
+        if text is None:
+            continue
+        first_only = query.mode == "files_with_matches"
+        lines, numbers = matcher.lines(text, first_only=first_only)
+        if numbers and not found.add(_hits_from(entry.rel, path, lines, numbers, query), query):
+            break
+    return found
+
+
+async def _rg_search(ctx: ToolContext, rg: str, root: Path, query: _Query) -> _Found | None:
+    """The search by rg, or None when rg could not run it."""
+    counting = query.mode == "count" and not query.multiline
+    argv = _rg.search_argv(
+        rg,
+        root,
+        query.pattern,
+        mode="files" if query.mode == "files_with_matches" else "count" if counting else "lines",
+        ignore_case=bool(query.flags & re.IGNORECASE),
+        multiline=query.multiline,
+        name_globs=query.prune,
+        before=query.before if query.mode == "content" else 0,
+        after=query.after if query.mode == "content" else 0,
+        max_filesize_mib=MAX_FILE_BYTES // (1024 * 1024),
+    )
+    found = _Found()
+    if query.mode == "files_with_matches":
+        paths = await _rg.matching_files(ctx, argv, cwd=root)
+        if paths is None:
+            return None
+        settle = partial(_settle, ctx, root, paths, query)
+        found.files = await anyio.to_thread.run_sync(settle, abandon_on_cancel=True)
+        return found
+    if counting:
+        counts = await _rg.matching_counts(ctx, argv, cwd=root)
+        if counts is None:
+            return None
+        for path, count in counts:
+            rel = _under(root, path)
+            if rel is not None and count and query.wanted(rel):
+                found.files.append(_FileHits(rel, path, count))
+        return found
+
+    def on_file(rg_file: _rg.RgFile) -> bool:
+        rel = _under(root, rg_file.path)
+        if rel is None or rg_file.binary or not query.wanted(rel):
+            return True
+        lines = [(k, text, m) for k, (text, m) in sorted(rg_file.lines.items())]
+        count = sum(1 for _, _, m in lines if m)
+        hits = _FileHits(rel, rg_file.path, count, lines if query.mode == "content" else [])
+        return not count or found.add(hits, query)
+
+    return found if await _rg.matching_lines(ctx, argv, cwd=root, on_file=on_file) else None
+
+
+def _under(root: Path, path: Path) -> str | None:
+    """``path`` relative to ``root`` with ``/`` separators; None for a path rg should not
+    have printed."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def _settle(ctx: ToolContext, root: Path, paths: list[Path], query: _Query) -> list[_FileHits]:
+    """The files rg -l listed that the Python search would list too. rg lists a file with
+    a match before its first NUL byte; the Python search skips any file holding one, so a
+    file too long for rg to have read whole before listing it is checked here."""
+    settled: list[_FileHits] = []
+    for path in paths:
+        rel = _under(root, path)
+        if rel is None or not query.wanted(rel):
+            continue
+        st = ctx.files.stat(path)
+        if st is None:
+            continue
+        if st.size > _RG_SURE_BYTES:
+            try:
+                if _decode(ctx.files.read_bytes(path)) is None:
+                    continue
+            except OSError:
+                continue
+        settled.append(_FileHits(rel, path, 1))
+    return settled
+
+
+def _cut(text: str) -> str:
+    text = text.removesuffix("\r")
+    if len(text) <= MAX_LINE_CHARS:
+        return text
+    return f"{text[:MAX_LINE_CHARS]} [... {len(text) - MAX_LINE_CHARS:,} chars cut]"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _window(total: int, shown: int, q: _Query, word: str) -> str:
+    if shown == total:
+        return ""
+    if not shown:
+        return f" (none from offset={q.offset})"
+    return f" (showing {word} {q.offset + 1:,}-{q.offset + shown:,})"
+
+
+def _more(count: int, word: str, q: _Query, *, exact: bool = True) -> str:
+    amount = f"{count:,} more" if exact else f"more than {count:,}"
+    return (
+        f"[... {amount} {word} not shown; narrow the pattern, path, glob or type, "
+        f"or pass offset={q.offset + q.limit} to see the next ones ...]"
+    )
+
+
+def _render(ctx: ToolContext, found: _Found, q: _Query) -> tuple[str, str]:
+    """The text for the model and a brief for the UI."""
+    if q.mode == "files_with_matches":
+        dated: list[tuple[int, tuple[str, ...], Path]] = []
+        for hits in found.files:
+            st = ctx.files.stat(hits.path)
+            dated.append((-(st.mtime_ns if st else 0), path_key(hits.rel), hits.path))
+        dated.sort()
+        total = len(dated)
+        newest = dated[q.offset : q.offset + q.limit]
+        lines = [f"Found {_plural(total, 'file')}{_window(total, len(newest), q, 'files')}"]
+        lines += [shown_path(ctx, path) for _, _, path in newest]
+        rest = total - q.offset - len(newest)
+        if rest > 0:
+            lines.append(_more(rest, "files", q))
+        return "\n".join(lines), f"{_plural(total, 'file')} match"
+    files = sorted(found.files, key=lambda h: path_key(h.rel))
+    if q.mode == "count":
+        total_lines = sum(h.count for h in files)
+        window = files[q.offset : q.offset + q.limit]
+        head = f"Found {_plural(total_lines, 'matching line')} in {_plural(len(files), 'file')}"
+        lines = [head + _window(len(files), len(window), q, "files")]
+        lines += [f"{shown_path(ctx, h.path)}:{h.count}" for h in window]
+        rest = len(files) - q.offset - len(window)
+        if rest > 0:
+            lines.append(_more(rest, "files", q))
+        return "\n".join(lines), f"{_plural(total_lines, 'matching line')}"
+    blocks: list[str] = []
+    shown = 0
+    for hits in files:
+        block = [shown_path(ctx, hits.path)]
+        previous = None
+        for number, text, is_match in hits.lines:
+            if previous is not None and number > previous + 1 and (q.before or q.after):
+                block.append("--")
+            block.append(f"{number}{':' if is_match else '-'}{_cut(text)}")
+            previous = number
+            shown += 1
+        blocks.append("\n".join(block))
+    text = "\n\n".join(blocks)
+    rest = found.lines_seen - q.offset - shown
+    if not shown:
+        text = f"No lines from offset={q.offset}; the search found {found.lines_seen:,} lines"
+    if rest > 0:
+        text += "\n" + _more(rest, "lines", q, exact=found.complete)
+    return text, f"{_plural(shown, 'line')} shown"
+
+
+def _nothing(ctx: ToolContext, args: GrepInput, target: Path) -> ToolResult:
+    where = shown_path(ctx, target)
+    where = "the working directory" if where == "." else where
+    filters = "".join(
+        f" {name}={value!r}" for name, value in (("glob", args.glob), ("type", args.type)) if value
+    )
+    return ToolResult.text(
+        f"No matches for {args.pattern!r} in {where}{filters}. (Files ignored by .gitignore, "
+        "binary files and files over 32 MiB are not searched.)",
+        brief="no matches",
+    )
+
+
+def _search_file(ctx: ToolContext, path: Path, rel: str, query: _Query) -> _Found:
+    st = ctx.files.stat(path)
+    if st is not None and st.size > MAX_FILE_BYTES:
+        raise ToolError(
+            f"{path} is larger than 32 MiB; too big to search here: use bash (grep -n) instead",
+            "file too large",
+        )
+    text = _decode(ctx.files.read_bytes(path))
+    if text is None:
+        raise ToolError(f"{path} is a binary file; grep searches text", "binary file")
+    matcher = query.compile()
+    lines, numbers = matcher.lines(text, first_only=query.mode == "files_with_matches")
+    found = _Found()
+    if numbers:
+        found.add(_hits_from(rel, path, lines, numbers, query), query)
+    return found
+
+
+async def _in_thread(ctx: ToolContext, root: Path, query: _Query) -> _Found:
+    matcher = query.compile()
+    stop = threading.Event()
+    try:
+        return await anyio.to_thread.run_sync(
+            partial(_python_search, ctx, root, query, matcher, stop), abandon_on_cancel=True
+        )
+    finally:
+        stop.set()
+
+
+async def _search(ctx: ToolContext, target: Path, query: _Query) -> _Found:
+    """Search ``target`` (a real path) with rg when it is a directory and rg is found."""
+    st = ctx.files.stat(target)
+    if st is None:
+        raise ToolError(
+            f"no such file or directory: {target}; to filter files by name, give a directory "
+            "as path and the name pattern as glob",
+            "no such path",
+        )
+    if not st.is_dir:
+        return await anyio.to_thread.run_sync(
+            partial(_search_file, ctx, target, target.name, query), abandon_on_cancel=True
+        )
+    rg = _rg.find_rg()
+    found = None if rg is None else await _rg_search(ctx, rg, target, query)
+    if found is None:
+        found = await _in_thread(ctx, target, query)
+    if ctx.abort.is_set():
+        raise ToolError("grep was interrupted before it finished", "interrupted")
+    return found
+
+
+async def _execute(args: GrepInput, ctx: ToolContext) -> ToolResult:
+    query = _query(args)
+    target = ctx.files.realpath(ctx.resolve(args.path))
+    try:
+        found = await _search(ctx, target, query)
+        if not found.files and not found.lines_seen:
+            return _nothing(ctx, args, target)
+        render = partial(_render, ctx, found, query)
+        text, brief = await anyio.to_thread.run_sync(render, abandon_on_cancel=True)
+    except OSError as exc:
+        raise ToolError(f"searching {target} failed: {exc.strerror or exc}") from exc
+    capped = cap_text(
+        text,
+        max_chars=MAX_OUTPUT_CHARS,
+        max_lines=MAX_HEAD_LIMIT + 100,
+        hint="narrow the search, lower head_limit, or page with offset",
+        keep="head",
+    )
+    return ToolResult.text(capped, brief=f"grep {args.pattern!r}: {brief}")
+
+
+TOOL = define_tool(
+    name="grep",
+    description=DESCRIPTION,
+    input_type=GrepInput,
+    execute=_execute,
+    read_only=True,
+)
+
+__all__ = ["DESCRIPTION", "TOOL", "TYPES", "GrepInput"]
