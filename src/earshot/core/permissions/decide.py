@@ -1,0 +1,385 @@
+"""The decision: rules, mode, cwd and one request in; allow, ask or deny out, with why.
+
+The order, for every request (and, for a shell command, for every part of it: each command
+it would run, each file it would write, each piece the parser could not read)::
+
+    1  a matching deny rule refuses, in every mode
+    2  a read-only tool is allowed
+    3  plan mode refuses
+    4  a write outside the working directory and the additional directories, or to a
+       protected place (.earshot/, .git/, shell start-up files, earshot's own settings),
+       prompts; so does a part earshot cannot read (what it cannot read could be denied)
+       -- in yolo mode only the unreadable part still prompts, and only when a deny rule
+       of its tool exists for it to hide from
+    5  yolo mode allows
+    6  a matching ask rule prompts, even where an allow rule also matches
+    7  a matching allow rule (or a session grant) allows
+    8  the mode: ask prompts; accept-edits allows file edits (and shell writes) inside the
+       working directory and prompts for the rest; auto allows
+
+A shell command is denied if any part is denied, prompts if any part prompts, and is allowed
+only when every part is allowed. ``decide`` never prompts and never writes; it reads the
+file system only to resolve symlinks.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from earshot.core.permissions import match as m
+from earshot.core.permissions.rules import MCP, Mode, RuleSet
+from earshot.core.permissions.shell import ParsedLine, ShellCommand, ShellWrite, parse_line
+from earshot.core.tools.base import PermissionRequest
+
+Outcome = Literal["allow", "ask", "deny"]
+PartKind = Literal["command", "write", "unreadable"]
+
+SHELL_STARTUP_FILES = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".zlogout",
+        ".kshrc",
+        ".cshrc",
+        ".tcshrc",
+        ".login",
+        "config.fish",
+    }
+)
+PROTECTED_NAMES = frozenset({".earshot", ".git"})
+
+
+@dataclass(frozen=True)
+class CommandVerdict:
+    """The verdict on one part of a shell command: a command it runs (``command`` is its
+    canonical text), a file it writes (``> path``), or a piece earshot could not read."""
+
+    command: str
+    kind: PartKind
+    outcome: Outcome
+    reason: str
+    rule: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """``rule`` and ``source`` name the rule that decided and the file (or flag, or
+    ``session``) it came from, when a rule decided; ``commands`` holds a shell command's
+    parts, each with its own verdict, in the order the line runs them."""
+
+    outcome: Outcome
+    reason: str
+    rule: str | None = None
+    source: str | None = None
+    commands: tuple[CommandVerdict, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    outcome: Outcome
+    reason: str
+    rule: m.Rule | None = None
+
+
+class _Place:
+    """The working directory, additional directories and protected directories, resolved
+    once per decision and only when a path needs them."""
+
+    def __init__(self, rules: RuleSet, cwd: Path) -> None:
+        self.cwd = posixpath.normpath(cwd.as_posix())
+        self._rules = rules
+        self._real_cwd = ""
+
+    @property
+    def real_cwd(self) -> str:
+        if not self._real_cwd:
+            self._real_cwd = _real(self.cwd)
+        return self._real_cwd
+
+    def roots(self) -> tuple[str, ...]:
+        return (self.real_cwd, *(d.as_posix() for d in self._rules.additional_directories))
+
+    def forms(self, path: str) -> tuple[str, str]:
+        """The path as given (normalised, relative to cwd if relative) and with symlinks
+        resolved."""
+        literal = posixpath.normpath(posixpath.join(self.cwd, path))
+        return literal, _real(literal)
+
+    def outside(self, real: str) -> bool:
+        return not any(_under(real, root) for root in self.roots())
+
+    def protected(self, forms: tuple[str, str]) -> str:
+        for path in forms:
+            parts = path.split("/")
+            for name in PROTECTED_NAMES:
+                if name in parts:
+                    return f"{name}/ is protected"
+            if parts[-1] in SHELL_STARTUP_FILES:
+                return "shell start-up files are protected"
+            for directory in self._rules.protected_directories:
+                if _under(path, directory.as_posix()):
+                    return "earshot's own settings are protected"
+        return ""
+
+
+def _real(path: str) -> str:
+    return Path(os.path.realpath(path)).as_posix()
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _rule_reason(verdict: str, rule: m.Rule) -> str:
+    return f"{verdict} by {rule.text} ({rule.scope} {rule.source})"
+
+
+def _mode_verdict(mode: Mode, *, edit: bool, what: str) -> _Verdict:
+    if mode == "auto":
+        return _Verdict("allow", "auto mode allows it")
+    if mode == "accept-edits" and edit:
+        return _Verdict("allow", "accept-edits mode allows file edits in the working directory")
+    return _Verdict("ask", f"no rule allows {what}; {mode} mode prompts")
+
+
+def _early(deny: m.Rule | None, read_only: bool, mode: Mode) -> _Verdict | None:
+    """Steps 1 to 3."""
+    if deny is not None:
+        return _Verdict("deny", _rule_reason("denied", deny), deny)
+    if read_only:
+        return _Verdict("allow", "read-only tools never prompt")
+    if mode == "plan":
+        return _Verdict("deny", "plan mode refuses every change")
+    return None
+
+
+def _late(
+    ask: m.Rule | None, allow: m.Rule | None, mode: Mode, *, edit: bool, what: str
+) -> _Verdict:
+    """Steps 5 to 8."""
+    if mode == "yolo":
+        return _Verdict("allow", "yolo mode allows it")
+    if ask is not None:
+        return _Verdict("ask", _rule_reason("asked for", ask), ask)
+    if allow is not None:
+        return _Verdict("allow", _rule_reason("allowed", allow), allow)
+    return _mode_verdict(mode, edit=edit, what=what)
+
+
+def _unreadable(rules: RuleSet, mode: Mode, tool: str, why: str) -> _Verdict | None:
+    if mode != "yolo" or rules.select("deny", tool):
+        return _Verdict("ask", f"earshot cannot check this: {why}")
+    return None
+
+
+def _path_verdict(
+    rules: RuleSet,
+    mode: Mode,
+    place: _Place,
+    tool: str,
+    paths: tuple[str, ...],
+    *,
+    read_only: bool,
+    write: bool,
+) -> _Verdict:
+    forms = [place.forms(p) for p in paths]
+    every = tuple(f for pair in forms for f in pair)
+    deny = m.first_path_match(rules.select("deny", tool), every, place.cwd, place.real_cwd)
+    early = _early(deny, read_only, mode)
+    if early is not None:
+        return early
+    if write and mode != "yolo":
+        for literal, real in forms:
+            if place.outside(real):
+                return _Verdict(
+                    "ask",
+                    f"writes {real}, outside the working directory and additional directories",
+                )
+            why = place.protected((literal, real))
+            if why:
+                return _Verdict("ask", f"writes {literal}: {why}")
+    ask = m.first_path_match(rules.select("ask", tool), every, place.cwd, place.real_cwd)
+    reals = tuple(real for _, real in forms)
+    allow = _all_paths_allowed(rules.select("allow", tool), reals, place)
+    return _late(ask, allow, mode, edit=write and bool(paths), what="this file change")
+
+
+def _all_paths_allowed(
+    rules: tuple[m.Rule, ...], reals: tuple[str, ...], place: _Place
+) -> m.Rule | None:
+    """Allow rules must cover every path, with its symlinks resolved."""
+    found: m.Rule | None = None
+    for real in reals:
+        rule = m.first_path_match(rules, (real,), place.cwd, place.real_cwd)
+        if rule is None:
+            return None
+        found = found or rule
+    return found
+
+
+def decide(
+    rules: RuleSet, mode: Mode, cwd: Path, request: PermissionRequest, *, read_only: bool
+) -> Decision:
+    """The decision on ``request`` (see the module docstring for the order)."""
+    place = _Place(rules, cwd)
+    if request.tool == "bash" and request.command is not None:
+        parsed = parse_line(request.command)
+        if parsed.commands or parsed.writes or parsed.problems:
+            return _decide_line(rules, mode, place, parsed, read_only=read_only)
+    verdict = _decide_request(rules, mode, place, request, read_only=read_only)
+    return _decision(verdict)
+
+
+def _decision(verdict: _Verdict, parts: tuple[CommandVerdict, ...] = ()) -> Decision:
+    rule = verdict.rule
+    return Decision(
+        verdict.outcome,
+        verdict.reason,
+        rule.text if rule is not None else None,
+        rule.source if rule is not None else None,
+        parts,
+    )
+
+
+def _subject(request: PermissionRequest) -> str:
+    return f"{request.tool}:{request.detail}"
+
+
+def _decide_request(
+    rules: RuleSet, mode: Mode, place: _Place, request: PermissionRequest, *, read_only: bool
+) -> _Verdict:
+    tool = request.tool
+    if request.paths and tool not in ("web_fetch",) and not tool.startswith("mcp__"):
+        paths = tuple(p.as_posix() for p in request.paths)
+        write = request.kind == "edit"
+        return _path_verdict(rules, mode, place, tool, paths, read_only=read_only, write=write)
+    key = MCP if tool.startswith("mcp__") else tool
+    subject = _subject(request)
+
+    def first(action: m.Action) -> m.Rule | None:
+        for rule in rules.select(action, key):
+            if rule.tool == "WebFetch" and m.matches_domain(rule, request.domain):
+                return rule
+            if rule.tool != "WebFetch" and m.matches_tool(rule, tool, subject):
+                return rule
+        return None
+
+    early = _early(first("deny"), read_only, mode)
+    if early is not None:
+        return early
+    edit = request.kind == "edit" and bool(request.paths)
+    return _late(first("ask"), first("allow"), mode, edit=edit, what=f"this {tool} call")
+
+
+def _decide_line(
+    rules: RuleSet, mode: Mode, place: _Place, parsed: ParsedLine, *, read_only: bool
+) -> Decision:
+    parts: list[CommandVerdict] = []
+    verdicts: list[_Verdict] = []
+
+    def add(text: str, kind: PartKind, verdict: _Verdict) -> None:
+        rule = verdict.rule
+        verdicts.append(verdict)
+        parts.append(
+            CommandVerdict(
+                text,
+                kind,
+                verdict.outcome,
+                verdict.reason,
+                rule.text if rule is not None else None,
+                rule.source if rule is not None else None,
+            )
+        )
+
+    for command in parsed.commands:
+        add(command.text, "command", _command_verdict(rules, mode, command, read_only))
+    for write in parsed.writes:
+        add(
+            f"{write.via} {write.target}",
+            "write",
+            _write_verdict(rules, mode, place, parsed, write, read_only),
+        )
+    for problem in parsed.problems:
+        verdict = _early(None, read_only, mode) or _unreadable(rules, mode, "bash", problem)
+        add(problem, "unreadable", verdict or _Verdict("allow", "yolo mode allows it"))
+    return _decision(_combine(verdicts, [p.command for p in parts]), tuple(parts))
+
+
+def _combine(verdicts: list[_Verdict], texts: list[str]) -> _Verdict:
+    """Deny if any part is denied, ask if any asks, else allow; the first part with the
+    outcome gives the reason and the rule."""
+    if len(verdicts) == 1:
+        return verdicts[0]
+    for outcome in ("deny", "ask"):
+        for verdict, text in zip(verdicts, texts, strict=True):
+            if verdict.outcome == outcome:
+                return _Verdict(outcome, f"{_short(text)}: {verdict.reason}", verdict.rule)
+    used = {v.rule for v in verdicts}
+    rule = verdicts[0].rule
+    if len(used) == 1 and rule is not None:
+        return _Verdict("allow", f"every part is {_rule_reason('allowed', rule)}", rule)
+    return _Verdict("allow", "every part is allowed")
+
+
+def _command_verdict(
+    rules: RuleSet, mode: Mode, command: ShellCommand, read_only: bool
+) -> _Verdict:
+    texts = (command.text, *command.also)
+    readable = not command.opaque
+    deny = m.first_command_match(rules.select("deny", "bash"), texts, readable)
+    early = _early(deny, read_only, mode)
+    if early is not None:
+        return early
+    if not readable:
+        unreadable = _unreadable(rules, mode, "bash", command.opaque)
+        if unreadable is not None:
+            return unreadable
+    ask = m.first_command_match(rules.select("ask", "bash"), texts, readable)
+    allow = (
+        m.first_command_match(rules.select("allow", "bash"), texts[:1], True) if readable else None
+    )
+    return _late(ask, allow, mode, edit=False, what="this command")
+
+
+def _write_verdict(
+    rules: RuleSet,
+    mode: Mode,
+    place: _Place,
+    parsed: ParsedLine,
+    write: ShellWrite,
+    read_only: bool,
+) -> _Verdict:
+    target = write.target
+    why = ""
+    if not write.literal:
+        why = "the file it writes is computed when it runs"
+    elif write.tilde:
+        target = os.path.expanduser(target)
+    elif parsed.changes_dir and not target.startswith("/"):
+        why = "the line changes directory before it writes this relative path"
+    if why:
+        early = _early(None, read_only, mode)
+        if early is not None:
+            return early
+        unreadable = _unreadable(rules, mode, "write", why)
+        return unreadable or _Verdict("allow", "yolo mode allows it")
+    return _path_verdict(rules, mode, place, "write", (target,), read_only=read_only, write=True)
+
+
+__all__ = ["CommandVerdict", "Decision", "Outcome", "PartKind", "decide"]

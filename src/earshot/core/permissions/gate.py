@@ -1,0 +1,90 @@
+"""One session's permission gate: ``decide`` over the session's rules, mode and grants.
+
+The gate never asks anyone: an ``ask`` decision goes back to the caller, which prompts (or,
+headless, refuses). ``grant_session`` records "allow this for the rest of the session" as
+exact rules of scope ``session``, one per command, file, host or action the request showed,
+never a pattern: granting ``git log -5 && npm test`` allows exactly ``git log -5`` and
+``npm test``. A grant is an allow rule, so deny rules, ask rules, plan mode, writes outside
+the working directory and protected places still win over it, and a part earshot cannot
+read can never be granted. Grants live in memory only; they are not saved or restored.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+
+from earshot.core.permissions import match as m
+from earshot.core.permissions.decide import Decision, decide
+from earshot.core.permissions.rules import MCP, Mode, RuleSet
+from earshot.core.permissions.shell import parse_line
+from earshot.core.tools.base import PermissionRequest
+
+SESSION = "session"
+
+
+class PermissionGate:
+    def __init__(self, rules: RuleSet, mode: Mode, cwd: Path) -> None:
+        self.rules = rules
+        self.mode: Mode = mode
+        self.cwd = cwd
+        self._grants: list[m.Rule] = []
+        self._effective = rules
+
+    @property
+    def grants(self) -> tuple[m.Rule, ...]:
+        return tuple(self._grants)
+
+    def check(self, request: PermissionRequest, *, read_only: bool) -> Decision:
+        """``decide`` with the session's grants added to its allow rules."""
+        return decide(self._effective, self.mode, self.cwd, request, read_only=read_only)
+
+    def grant_session(self, request: PermissionRequest) -> None:
+        """Allow, for the rest of the session, exactly what ``request`` showed."""
+        known = {(g.tool, g.exact) for g in self._grants}
+        for grant in session_grants(request, self.cwd):
+            if (grant.tool, grant.exact) not in known:
+                known.add((grant.tool, grant.exact))
+                self._grants.append(grant)
+        self._effective = self.rules.with_rules(self._grants)
+
+
+def _grant(tool: str, exact: str, shown: str) -> m.Rule:
+    return m.Rule(shown, "allow", tool, "exact", SESSION, SESSION, exact=exact)
+
+
+def session_grants(request: PermissionRequest, cwd: Path) -> list[m.Rule]:
+    """The exact allow rules that "allow for this session" on ``request`` adds."""
+    tool = request.tool
+    base = posixpath.normpath(cwd.as_posix())
+    if tool == "bash" and request.command is not None:
+        parsed = parse_line(request.command)
+        grants = [
+            _grant("Bash", c.text, f"Bash({c.text})") for c in parsed.commands if not c.opaque
+        ]
+        for write in parsed.writes:
+            relative = not write.target.startswith(("/", "~"))
+            if not write.literal or (relative and parsed.changes_dir):
+                continue
+            target = os.path.expanduser(write.target) if write.tilde else write.target
+            real = _real(posixpath.join(base, target))
+            grants.append(_grant("Edit", real, f"Edit({real})"))
+        return grants
+    if request.paths and request.kind == "edit":
+        family = "Write" if tool == "write" else "Edit"
+        reals = [_real(posixpath.join(base, p.as_posix())) for p in request.paths]
+        return [_grant(family, real, f"{family}({real})") for real in reals]
+    if tool == "web_fetch" and request.domain is not None:
+        host = request.domain.lower().rstrip(".")
+        return [_grant("WebFetch", host, f"WebFetch(domain:{host})")]
+    subject = f"{tool}:{request.detail}"
+    key = MCP if tool.startswith("mcp__") else tool
+    return [_grant(key, subject, f"{tool} ({request.detail})" if request.detail else tool)]
+
+
+def _real(path: str) -> str:
+    return Path(os.path.realpath(path)).as_posix()
+
+
+__all__ = ["PermissionGate", "session_grants"]

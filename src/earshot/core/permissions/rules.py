@@ -1,0 +1,370 @@
+"""Permission rules from the settings files and the command line.
+
+::
+
+    settings.json   {"permissions": {"defaultMode": "ask",
+                                     "allow": [RULE, ...], "ask": [...], "deny": [...],
+                                     "additionalDirectories": ["../shared", "~/notes"]}}
+    RULE            "Tool" | "Tool(specifier)"
+                    | {"rule": "Tool(specifier)", "match": [...], "not_match": [...]}
+
+Rules from every scope are concatenated in the order user, project, local, cli: a later
+scope adds rules and never removes one (a project's allow cannot lift a user's deny). Only
+``defaultMode`` is a scalar that a later scope overrides. A rule earshot cannot read, and a
+rule whose examples disagree with it, is a ``SettingsError`` naming the file and the rule.
+
+Rule tools and the earshot tools they cover::
+
+    Bash      bash, kill_shell          Bash(npm run *), Bash(npm run:*) (legacy), Bash
+    Read      read, ls, glob, grep      Read(./.env), Read(~/.ssh/**), Read(*.pem)
+    Edit      edit, multi_edit, write   Edit(src/**)  (Edit rules cover write too)
+    Write     write                     Write(/abs/path/**)
+    WebFetch  web_fetch                 WebFetch(domain:example.com), (domain:*.example.com)
+    mcp__server__tool, mcp__server__*, mcp__server    tools of MCP servers
+
+Path specifiers: ``/...`` (or ``//...``) is absolute, ``~/...`` is in the home directory; a
+relative glob containing ``/`` (``./.env``, ``src/**``) is anchored at the project root of
+the settings file, or at the working directory for user settings and command-line rules; a
+glob with no ``/`` (``.env``, ``*.pem``) matches that name at any depth.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal, get_args
+from urllib.parse import urlsplit
+
+from earshot.core.permissions import match as m
+from earshot.core.permissions.shell import canonical_pattern, parse_line
+from earshot.core.settings import Settings, SettingsError
+from earshot.providers.auth import config_dir
+from earshot.providers.types import JSONValue
+
+Mode = Literal["plan", "ask", "accept-edits", "auto", "yolo"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+ACTIONS: tuple[m.Action, ...] = ("deny", "ask", "allow")
+
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "Bash": ("bash", "kill_shell"),
+    "Read": ("read", "ls", "glob", "grep"),
+    "Edit": ("edit", "multi_edit", "write"),
+    "Write": ("write",),
+    "WebFetch": ("web_fetch",),
+}
+"""Which earshot tools each rule tool covers."""
+
+MCP = "mcp"
+_PERMISSION_KEYS = frozenset({"defaultMode", "allow", "ask", "deny", "additionalDirectories"})
+_RULE = re.compile(r"([A-Za-z][A-Za-z0-9_*-]*)(?:\((.*)\))?", re.DOTALL)
+_MCP_RULE = re.compile(r"mcp__[A-Za-z0-9_-]+?(?:__[A-Za-z0-9_*.-]+)?")
+_GLOBBY = re.compile(r"[*?\[]")
+_HOST = re.compile(r"(?:\*\.)?[A-Za-z0-9*_-]+(?:\.[A-Za-z0-9*_-]+)*\.?")
+
+
+def parse_mode(value: str) -> Mode:
+    for mode in MODES:
+        if value == mode:
+            return mode
+    raise ValueError(f"unknown permission mode {value!r}; use one of {', '.join(MODES)}")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Every rule in force, in scope order, with the settings that come with them.
+
+    ``protected_directories`` are earshot's own user settings, hooks and skills: writes
+    there prompt in every mode but yolo, as do ``.earshot/`` and ``.git/`` anywhere.
+    """
+
+    rules: tuple[m.Rule, ...] = ()
+    default_mode: Mode = "ask"
+    default_mode_source: str | None = None
+    additional_directories: tuple[Path, ...] = ()
+    protected_directories: tuple[Path, ...] = ()
+    _index: dict[tuple[str, str], tuple[m.Rule, ...]] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
+
+    def __post_init__(self) -> None:
+        index: dict[tuple[str, str], list[m.Rule]] = {}
+        for rule in self.rules:
+            for tool in FAMILIES.get(rule.tool, (rule.tool,)):
+                index.setdefault((rule.action, tool), []).append(rule)
+        object.__setattr__(self, "_index", {key: tuple(rules) for key, rules in index.items()})
+
+    def select(self, action: m.Action, tool: str) -> tuple[m.Rule, ...]:
+        """The ``action`` rules that cover earshot tool ``tool`` (``mcp`` for MCP tools)."""
+        return self._index.get((action, tool), ())
+
+    def with_rules(self, extra: Sequence[m.Rule]) -> RuleSet:
+        return replace(self, rules=(*self.rules, *extra))
+
+
+def parse_rule(
+    text: str, action: m.Action, *, scope: str, source: str, base: Path | None
+) -> m.Rule:
+    """One rule; ``ValueError`` saying what is wrong and how to write it instead.
+
+    ``base`` anchors relative path globs (a project root); None anchors them at the working
+    directory when they are matched.
+    """
+    found = _RULE.fullmatch(text.strip())
+    if found is None:
+        raise ValueError('write a rule as Tool or Tool(specifier), for example "Bash(git log *)"')
+    tool, spec = found.group(1), found.group(2)
+    make = _RuleMaker(text.strip(), action, scope, source)
+    if tool.startswith("mcp__"):
+        if spec is not None or _MCP_RULE.fullmatch(tool) is None:
+            raise ValueError(
+                "an MCP rule is mcp__server, mcp__server__tool or mcp__server__* with no specifier"
+            )
+        return make(MCP, "mcp", regex=m.tool_regex(tool))
+    if tool not in FAMILIES:
+        known = ", ".join([*FAMILIES, "mcp__server__tool"])
+        raise ValueError(f"unknown tool {tool!r}; rules name one of {known}")
+    if spec is None:
+        return make(tool, "tool")
+    if not spec.strip():
+        raise ValueError(f"empty specifier; write {tool} alone to cover every use of it")
+    if tool == "Bash":
+        return _bash_rule(make, spec)
+    if tool == "WebFetch":
+        if not spec.startswith("domain:"):
+            raise ValueError("a WebFetch rule is WebFetch(domain:example.com)")
+        host = spec[len("domain:") :].strip()
+        if _HOST.fullmatch(host) is None:
+            raise ValueError(f"{host!r} is not a host name such as example.com or *.example.com")
+        return make(tool, "domain", regex=m.domain_regex(host.rstrip(".")))
+    return _path_rule(make, tool, spec.strip(), base)
+
+
+@dataclass(frozen=True)
+class _RuleMaker:
+    text: str
+    action: m.Action
+    scope: str
+    source: str
+
+    def __call__(
+        self, tool: str, kind: m.RuleKind, *, regex: re.Pattern[str] | None = None, rel: str = ""
+    ) -> m.Rule:
+        return m.Rule(
+            self.text, self.action, tool, kind, self.scope, self.source, regex=regex, relative=rel
+        )
+
+
+def _bash_rule(make: _RuleMaker, spec: str) -> m.Rule:
+    spec = spec.strip()
+    if spec == "*":
+        return make("Bash", "tool")
+    if spec.endswith(":*"):
+        spec = spec[:-2].rstrip() + " *"
+    if ":*" in spec:
+        raise ValueError("the legacy ':*' may only end a pattern, as in Bash(npm run:*)")
+    return make("Bash", "command", regex=m.command_regex(canonical_pattern(spec)))
+
+
+def _path_rule(make: _RuleMaker, tool: str, glob: str, base: Path | None) -> m.Rule:
+    if glob.startswith("!"):
+        raise ValueError("negated paths are not supported; put the path in another list")
+    if glob.startswith("~") and not (glob == "~" or glob.startswith("~/")):
+        raise ValueError("only ~/ (your own home directory) is supported")
+    if glob.startswith("~"):
+        glob = Path.home().as_posix() + glob[1:]
+    elif glob.startswith("//"):
+        glob = glob[1:]
+    glob = glob.rstrip("/") or "/"
+    if glob.startswith("/"):
+        return make(tool, "path", regex=m.path_regex(*_spellings(posixpath.normpath(glob))))
+    if "/" not in glob:
+        return make(tool, "path", regex=m.path_regex(glob))
+    if base is None:
+        return make(tool, "path", rel=posixpath.normpath(glob))
+    anchored = posixpath.normpath(posixpath.join(base.as_posix(), glob))
+    return make(tool, "path", regex=m.path_regex(*_spellings(anchored)))
+
+
+def _spellings(glob: str) -> tuple[str, ...]:
+    """``glob`` and, when the directories it starts with lead through a symlink, the same
+    glob from the resolved directory (``/tmp/x`` and ``/private/tmp/x`` on macOS)."""
+    segments = glob.split("/")
+    fixed = 0
+    while fixed < len(segments) and not _GLOBBY.search(segments[fixed]):
+        fixed += 1
+    prefix = "/".join(segments[:fixed]) or "/"
+    real = Path(os.path.realpath(prefix)).as_posix()
+    if real == prefix:
+        return (glob,)
+    return (glob, posixpath.normpath("/".join([real, *segments[fixed:]])))
+
+
+def load_rules(
+    settings: Settings,
+    *,
+    allow: Sequence[str] = (),
+    ask: Sequence[str] = (),
+    deny: Sequence[str] = (),
+) -> RuleSet:
+    """The rules of every settings file in ``settings`` followed by the command-line ones
+    (scope ``cli``); ``SettingsError`` naming the file (or flag) and rule at fault."""
+    rules: list[m.Rule] = []
+    default_mode: Mode = "ask"
+    mode_source: str | None = None
+    directories: list[Path] = []
+    for source in settings.files:
+        perms = source.data.get("permissions")
+        if perms is None:
+            continue
+        where = f"{source.path}: permissions"
+        if not isinstance(perms, dict):
+            raise SettingsError(f"{where}: must be an object with allow, ask and deny lists")
+        unknown = sorted(set(perms) - _PERMISSION_KEYS)
+        if unknown:
+            known = ", ".join(sorted(_PERMISSION_KEYS))
+            raise SettingsError(f"{where}.{unknown[0]}: unknown field; the fields are {known}")
+        base = source.path.parent.parent if source.scope in ("project", "local") else None
+        for action in ACTIONS:
+            entries = perms.get(action, [])
+            if not isinstance(entries, list):
+                raise SettingsError(f"{where}.{action}: must be a list of rules")
+            for i, entry in enumerate(entries):
+                label = f"{where}.{action}[{i}]"
+                rules.append(
+                    _entry_rule(entry, action, source.scope, str(source.path), base, label)
+                )
+        if "defaultMode" in perms:
+            default_mode = _default_mode(perms["defaultMode"], source.scope, where)
+            mode_source = str(source.path)
+        directories.extend(
+            _directories(
+                perms.get("additionalDirectories", []), base, f"{where}.additionalDirectories"
+            )
+        )
+    for action, texts in (("deny", deny), ("ask", ask), ("allow", allow)):
+        for text in texts:
+            label = f"--{action} {text!r}"
+            try:
+                rules.append(parse_rule(text, action, scope="cli", source=f"--{action}", base=None))
+            except ValueError as exc:
+                raise SettingsError(f"{label}: {exc}") from exc
+    return RuleSet(
+        rules=tuple(rules),
+        default_mode=default_mode,
+        default_mode_source=mode_source,
+        additional_directories=tuple(directories),
+        protected_directories=tuple(
+            dict.fromkeys((config_dir(), Path(os.path.realpath(config_dir()))))
+        ),
+    )
+
+
+def _entry_rule(
+    entry: JSONValue, action: m.Action, scope: str, source: str, base: Path | None, label: str
+) -> m.Rule:
+    examples: dict[str, list[str]] = {"match": [], "not_match": []}
+    if isinstance(entry, dict):
+        text = entry.get("rule")
+        extra = sorted(set(entry) - {"rule", "match", "not_match"})
+        if not isinstance(text, str) or extra:
+            raise SettingsError(
+                f'{label}: write a rule as a string or {{"rule": "...", "match": [...], '
+                f'"not_match": [...]}}'
+            )
+        for key in examples:
+            listed = entry.get(key, [])
+            if not isinstance(listed, list) or not all(isinstance(x, str) for x in listed):
+                raise SettingsError(f"{label}.{key}: must be a list of strings")
+            examples[key] = [x for x in listed if isinstance(x, str)]
+    elif isinstance(entry, str):
+        text = entry
+    else:
+        raise SettingsError(f'{label}: must be a rule string such as "Bash(git log *)"')
+    try:
+        rule = parse_rule(text, action, scope=scope, source=source, base=base)
+    except ValueError as exc:
+        raise SettingsError(f"{label}: {text!r}: {exc}") from exc
+    for key, expected in (("match", True), ("not_match", False)):
+        for example in examples[key]:
+            if example_matches(rule, example, base) != expected:
+                says = "does not match it" if expected else "matches it"
+                raise SettingsError(
+                    f'{label}: {text!r}: example {example!r} is listed under "{key}" but the '
+                    f"rule {says}; fix the rule or the example"
+                )
+    return rule
+
+
+def example_matches(rule: m.Rule, example: str, base: Path | None) -> bool:
+    """Whether ``rule`` alone decides ``example`` the way its list says: an allow rule
+    matches a command line when it matches every command in it; an ask or deny rule when it
+    matches any. Path examples are relative to ``base`` (or to any one working directory)."""
+    if rule.tool == "Bash":
+        parsed = parse_line(example)
+        hits = [
+            m.matches_command(
+                rule, (c.text, *c.also) if rule.action != "allow" else (c.text,), not c.opaque
+            )
+            for c in parsed.commands
+        ]
+        if rule.action == "allow":
+            readable = not parsed.problems and all(not c.opaque for c in parsed.commands)
+            return bool(hits) and all(hits) and readable
+        return any(hits)
+    if rule.tool == "WebFetch":
+        host = urlsplit(example).hostname if "://" in example else example
+        return m.matches_domain(rule, host)
+    if rule.tool == MCP:
+        return m.matches_tool(rule, example, example)
+    cwd = (base or Path("/cwd")).as_posix()
+    path = Path(example).expanduser()
+    absolute = posixpath.normpath(posixpath.join(cwd, path.as_posix()))
+    return m.matches_path(rule, absolute, cwd, cwd)
+
+
+def _default_mode(value: JSONValue, scope: str, where: str) -> Mode:
+    if not isinstance(value, str):
+        raise SettingsError(f"{where}.defaultMode: must be one of {', '.join(MODES)}")
+    try:
+        mode = parse_mode(value)
+    except ValueError as exc:
+        raise SettingsError(f"{where}.defaultMode: {exc}") from exc
+    if mode == "yolo" and scope == "project":
+        raise SettingsError(
+            f"{where}.defaultMode: a checked-in project file cannot choose yolo; set it in "
+            "your user or local settings, or pass --permission-mode yolo"
+        )
+    return mode
+
+
+def _directories(value: JSONValue, base: Path | None, where: str) -> list[Path]:
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise SettingsError(f"{where}: must be a list of directory paths")
+    found: list[Path] = []
+    for item in value:
+        if not isinstance(item, str):
+            continue
+        path = Path(item).expanduser()
+        if not path.is_absolute():
+            if base is None:
+                raise SettingsError(f"{where}: {item!r} must be absolute or start with ~/")
+            path = base / path
+        found.append(Path(os.path.realpath(path)))
+    return found
+
+
+__all__ = [
+    "FAMILIES",
+    "MCP",
+    "MODES",
+    "Mode",
+    "RuleSet",
+    "example_matches",
+    "load_rules",
+    "parse_mode",
+    "parse_rule",
+]

@@ -1,0 +1,436 @@
+"""A bash command line as the commands it would run and the files it would write.
+
+::
+
+    parse_line(source) -> ParsedLine
+        commands   every simple command the line can run, wherever it sits: after ``&&``,
+                   ``||``, ``;``, ``|``, ``|&``, ``&`` or a newline; in ``( )``, ``{ }``,
+                   ``$( )``, backticks, ``<( )``, ``>( )``, ``if/for/while/until/case``
+                   bodies, function bodies, arithmetic and parameter expansions; and the
+                   inner commands of the wrappers in ``_wrappers.py`` (``bash -c``, ``eval``,
+                   ``env``, ``sudo``, ``xargs``, ``find -exec`` ...)
+        writes     output redirections (``>``, ``>>``, ``>|``, ``&>``, ``&>>``, ``<>``,
+                   ``>&FILE``) and the files of ``tee``, ``time -o``, ``find -fprint``
+        problems   what the parser could not read; a line with problems is never allowed
+        changes_dir  whether a ``cd``/``pushd``/``popd`` may move relative writes elsewhere
+
+The parser is tree-sitter's bash grammar; each line is parsed once, and the inner strings of
+``bash -c`` and ``eval`` are parsed the same way (to a fixed depth). A word whose value bash
+computes at run time (``$VAR``, ``$(...)``, a glob in the command name) is kept as written
+and marked, so a rule can never allow a command whose name it cannot see.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser
+
+from earshot.core.permissions import _wrappers
+from earshot.core.permissions._wrappers import SAFE_ASSIGNMENTS, Word
+
+MAX_DEPTH = 8
+"""How deep ``bash -c '... eval ...'`` nesting is followed before the rest is unreadable."""
+
+XARGS_MORE = "…"
+"""Rendered after a command ``xargs`` runs: it appends arguments read from its input."""
+
+# Directories whose programs are the system's own: ``/usr/bin/git`` is matched as ``git``.
+# A name qualified with any other directory (``./git``) is matched as written for allow
+# rules, and as both forms for deny and ask rules.
+SYSTEM_BIN_DIRS = frozenset(
+    {
+        "/bin",
+        "/sbin",
+        "/usr/bin",
+        "/usr/sbin",
+        "/usr/local/bin",
+        "/usr/local/sbin",
+        "/opt/homebrew/bin",
+    }
+)
+
+NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+_OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+_DIR_CHANGERS = frozenset({"cd", "pushd", "popd"})
+_NEEDS_QUOTES = re.compile(r"[\s;&|<>()$`\"'\\" + XARGS_MORE + "]")
+_GLOB_CHARS = frozenset("*?[{")
+
+
+@dataclass(frozen=True)
+class ShellCommand:
+    """One command the line would run.
+
+    ``text`` is its canonical form (words unquoted, re-quoted only where needed, one space
+    apart), which allow rules match; ``also`` holds other spellings of it (without prefix
+    assignments, with the program's directory or without it) that deny and ask rules match
+    too. ``opaque`` says why it cannot be checked at all ("" when it can).
+    """
+
+    text: str
+    also: tuple[str, ...] = ()
+    opaque: str = ""
+
+
+@dataclass(frozen=True)
+class ShellWrite:
+    """A file the line writes. ``target`` is the word as bash sees it; when ``literal`` is
+    false bash computes it at run time. ``tilde`` means a leading ``~`` is the home dir."""
+
+    target: str
+    literal: bool
+    via: str
+    tilde: bool = False
+
+
+@dataclass(frozen=True)
+class ParsedLine:
+    commands: tuple[ShellCommand, ...]
+    writes: tuple[ShellWrite, ...]
+    problems: tuple[str, ...]
+    changes_dir: bool
+
+
+@dataclass
+class _Out:
+    commands: list[ShellCommand] = field(default_factory=list)
+    writes: list[ShellWrite] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    changes_dir: bool = False
+
+
+_PARSER = Parser(Language(tree_sitter_bash.language()))
+
+
+def parse_line(source: str) -> ParsedLine:
+    """Every command and write of ``source``; never raises for any input."""
+    out = _Out()
+    _parse_into(source, 0, out)
+    return ParsedLine(tuple(out.commands), tuple(out.writes), tuple(out.problems), out.changes_dir)
+
+
+def _parse_into(source: str, depth: int, out: _Out) -> None:
+    if depth > MAX_DEPTH:
+        out.problems.append(f"nested shells deeper than {MAX_DEPTH} levels")
+        return
+    try:
+        data = source.encode("utf-8")
+    except UnicodeEncodeError:
+        out.problems.append("the command is not valid text")
+        return
+    tree = _PARSER.parse(data)
+    _walk(tree.root_node, depth, out)
+
+
+def _text(node: Node) -> str:
+    raw = node.text
+    return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _walk(node: Node, depth: int, out: _Out) -> None:
+    kind = node.type
+    if node.is_missing:
+        out.problems.append(f"incomplete command: a missing {kind!r}")
+        return
+    if node.is_error:
+        out.problems.append(f"bash cannot parse {_short(_text(node))!r}")
+    if kind == "command":
+        _command(node, depth, out)
+        return
+    if kind == "declaration_command" or kind == "unset_command":
+        _declaration(node, depth, out)
+        return
+    if kind == "file_redirect":
+        _redirect(node, out)
+    elif kind == "heredoc_body" and _quoted_heredoc(node):
+        return  # a quoted here-document is data: nothing in it runs
+    for child in node.children:
+        _walk(child, depth, out)
+
+
+def _quoted_heredoc(body: Node) -> bool:
+    start = body.prev_sibling
+    while start is not None and start.type != "heredoc_start":
+        start = start.prev_sibling
+    return start is not None and any(q in _text(start) for q in ("'", '"', "\\"))
+
+
+def _redirect(node: Node, out: _Out) -> None:
+    op = ""
+    for child in node.children:
+        if not child.is_named:
+            op = child.type
+    dest = node.child_by_field_name("destination")
+    if op not in _OUTPUT_OPS or dest is None:
+        return
+    if op == ">&" and dest.type == "number":
+        return  # duplicates a descriptor
+    word = _word(dest)
+    if word.literal and (word.value == "-" or word.value in NOT_FILES):
+        return
+    if word.literal and word.value.startswith("/dev/fd/"):
+        return
+    out.writes.append(ShellWrite(word.value, word.literal, op, word.tilde))
+
+
+def _declaration(node: Node, depth: int, out: _Out) -> None:
+    words = [Word(_text(node.children[0]), True)] if node.children else []
+    for child in node.children[1:]:
+        _walk(child, depth, out)
+        if child.type == "variable_assignment":
+            words.append(Word(_text(child), _word_literal(child)))
+        elif child.is_named:
+            words.append(_word(child))
+    if words:
+        _emit(words, [], "", out)
+
+
+def _word_literal(node: Node) -> bool:
+    value = node.child_by_field_name("value")
+    return value is None or _word(value).literal
+
+
+def canonical_pattern(pattern: str) -> str:
+    """A Bash rule's pattern in the canonical form commands are rendered in (quotes
+    resolved, one space between words, ``/usr/bin/git`` as ``git``); ``ValueError`` when it
+    is not one simple command."""
+    root = _PARSER.parse(pattern.encode("utf-8")).root_node
+    statements = [child for child in root.named_children if child.type != "comment"]
+    if root.has_error or len(statements) != 1 or statements[0].type != "command":
+        raise ValueError(
+            "a Bash pattern must be one simple command, without ;, &&, |, redirections "
+            "or unbalanced quotes (write one rule per command)"
+        )
+    scratch = _Out()
+    argv, assignments = _command_words(statements[0], 0, scratch)
+    if not argv:
+        raise ValueError("a Bash pattern must name a command")
+    _emit(argv, assignments, "", scratch)
+    return scratch.commands[0].text
+
+
+def _command(node: Node, depth: int, out: _Out) -> None:
+    mark = len(out.commands)  # the command is listed before those nested in its words
+    argv, assignments = _command_words(node, depth, out)
+    if argv:
+        nested = out.commands[mark:]
+        del out.commands[mark:]
+        _expand(argv, assignments, depth, out)
+        out.commands.extend(nested)
+
+
+def _command_words(node: Node, depth: int, out: _Out) -> tuple[list[Word], list[str]]:
+    assignments: list[str] = []
+    argv: list[Word] = []
+    for index, child in enumerate(node.children):
+        # nested substitutions run whatever position they sit in
+        _walk(child, depth, out)
+        field_name = node.field_name_for_child(index)
+        if child.type == "variable_assignment":
+            name_node = child.child_by_field_name("name")
+            name = _text(name_node) if name_node is not None else ""
+            if name not in SAFE_ASSIGNMENTS:
+                assignments.append(_render(Word(_text(child), _word_literal(child))))
+        elif field_name == "name":
+            inner = child.named_children
+            argv.append(_word(inner[0]) if len(inner) == 1 else Word(_text(child), False))
+        elif field_name == "argument":
+            argv.append(_word(child))
+    return argv, assignments
+
+
+def _expand(argv: list[Word], assignments: list[str], depth: int, out: _Out) -> None:
+    """Emit ``argv`` as a command, or the command(s) a wrapper in it would run."""
+    name = argv[0]
+    if not name.literal or name.glob:
+        why = "its program name is computed when it runs"
+        _emit(argv, assignments, why, out)
+        return
+    program = name.value.rsplit("/", 1)[-1]
+    if program in _DIR_CHANGERS:
+        out.changes_dir = True
+    inner = _wrappers.unwrap(program, argv[1:])
+    if inner is None:  # not a wrapper
+        _emit(argv, assignments, "", out)
+        return
+    out.writes.extend(ShellWrite(w.value, w.literal, program, w.tilde) for w in inner.writes)
+    if inner.problem:
+        _emit(argv, assignments, inner.problem, out)
+        return
+    if inner.keep or assignments:
+        _emit(argv, assignments, "", out)
+    if inner.script is not None:
+        if inner.script.literal:
+            _parse_into(inner.script.value, depth + 1, out)
+        else:
+            _emit(argv, assignments, f"{program} runs a script computed when it runs", out)
+    for command in inner.commands:
+        if command:
+            _expand_inner(command, inner.appends, depth, out)
+
+
+def _expand_inner(argv: list[Word], appends: bool, depth: int, out: _Out) -> None:
+    if appends:
+        argv = [*argv, Word(XARGS_MORE, True, marker=True)]
+    _expand(argv, [], depth + 1, out)
+
+
+def _emit(argv: list[Word], assignments: list[str], opaque: str, out: _Out) -> None:
+    name = argv[0]
+    rest = [_render(w) for w in argv[1:]]
+    written = _render(name)
+    forms = [written]
+    if name.literal and "/" in name.value:
+        directory, _, base = name.value.rpartition("/")
+        base_form = _render(Word(base, True))
+        if (directory or "/") in SYSTEM_BIN_DIRS:
+            forms.insert(0, base_form)
+        elif base:
+            forms.append(base_form)
+    texts = [" ".join([*assignments, forms[0], *rest])]
+    for form in forms:
+        plain = " ".join([form, *rest])
+        if plain not in texts:
+            texts.append(plain)
+    out.commands.append(ShellCommand(texts[0], tuple(texts[1:]), opaque))
+
+
+def _render(word: Word) -> str:
+    value = word.value
+    if not word.literal or word.marker:
+        return value
+    if value == "":
+        return "''"
+    if _NEEDS_QUOTES.search(value):
+        return "'" + value.replace("'", "'\"'\"'") + "'"
+    return value
+
+
+def _word(node: Node) -> Word:
+    kind = node.type
+    text = _text(node)
+    if kind == "word":
+        return _bare(text)
+    if kind == "number":
+        return Word(text, True)
+    if kind == "raw_string":
+        return Word(text[1:-1], True)
+    if kind == "string":
+        return _double_quoted(node, text)
+    if kind == "translated_string":
+        inner = node.named_children
+        return _double_quoted(inner[0], text) if inner else Word(text, False)
+    if kind == "ansi_c_string":
+        decoded = _ansi_c(text[2:-1])
+        return Word(decoded, True) if decoded is not None else Word(text, False)
+    if kind == "concatenation":
+        parts = [_word(child) for child in node.children]
+        if all(p.literal for p in parts):
+            return Word(
+                "".join(p.value for p in parts),
+                True,
+                glob=any(p.glob for p in parts),
+                tilde=parts[0].tilde if parts else False,
+            )
+        return Word(text, False)
+    return Word(text, False)  # expansions, substitutions, anything computed
+
+
+def _bare(text: str) -> Word:
+    chars: list[str] = []
+    glob = False
+    escaped = False
+    for char in text:
+        if escaped:
+            if char != "\n":
+                chars.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        else:
+            glob = glob or char in _GLOB_CHARS
+            chars.append(char)
+    value = "".join(chars)
+    tilde = text.startswith("~")
+    if tilde and not (value == "~" or value.startswith("~/")):
+        return Word(text, False)  # ~user: another user's home
+    return Word(value, True, glob=glob, tilde=tilde)
+
+
+def _double_quoted(node: Node, text: str) -> Word:
+    parts: list[str] = []
+    for child in node.children:
+        if child.type == '"':
+            continue
+        if child.type != "string_content":
+            return Word(text, False)
+        parts.append(re.sub(r"\\([$`\"\\\n])", _dq_escape, _text(child)))
+    return Word("".join(parts), True)
+
+
+def _dq_escape(match: re.Match[str]) -> str:
+    char = match.group(1)
+    return "" if char == "\n" else char
+
+
+_ANSI_SIMPLE = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+_ANSI_NUMERIC = re.compile(r"x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}")
+
+
+def _ansi_c(body: str) -> str | None:
+    """The value of ``$'...'``, or None for an escape we do not decode (``\\cX``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char != "\\":
+            out.append(char)
+            i += 1
+            continue
+        nxt = body[i + 1 : i + 2]
+        if nxt in _ANSI_SIMPLE:
+            out.append(_ANSI_SIMPLE[nxt])
+            i += 2
+            continue
+        match = _ANSI_NUMERIC.match(body, i + 1)
+        if match is None:
+            return None
+        digits = match.group(0)
+        code = int(digits, 8) if digits[0] in "01234567" else int(digits[1:], 16)
+        if code == 0 or code > 0x10FFFF:
+            return None
+        out.append(chr(code))
+        i = match.end()
+    return "".join(out)
+
+
+__all__ = [
+    "MAX_DEPTH",
+    "XARGS_MORE",
+    "ParsedLine",
+    "ShellCommand",
+    "ShellWrite",
+    "canonical_pattern",
+    "parse_line",
+]
