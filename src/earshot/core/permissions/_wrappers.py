@@ -3,12 +3,18 @@
 ::
 
     transparent   the inner command is what runs; only it is checked
-                  env, command, builtin, exec, nohup, nice, time, timeout, coproc, xargs
+                  env, command, builtin, exec, nohup, nice, time, timeout, coproc, xargs,
+                  stdbuf, setsid, ionice, noglob, busybox
     kept          the wrapper changes what the inner command may do; both are checked
-                  sudo, doas (privilege), find (its own -delete, -fprint), tee (writes),
-                  env with an assignment that is not in SAFE_ASSIGNMENTS
+                  sudo, doas, su, runuser, pkexec, chroot (who or where it runs), find (its
+                  own -delete, -fprint), tee (writes), env with an assignment that is not
+                  in SAFE_ASSIGNMENTS
     script        the inner commands are a string to parse again: bash|sh|zsh|dash|ksh -c,
-                  eval
+                  eval, su -c, watch
+
+Any other program that runs its arguments (``python -c``, ``awk 'BEGIN{system(...)}'``,
+``make``) is checked as itself: a rule for ``rm`` cannot see into it, so it needs its own
+allow rule (or the mode) to run.
 
 A wrapper whose options cannot be read (an unknown flag, a computed word where an option
 belongs) yields a ``problem``: the command is then unreadable and is never allowed.
@@ -20,34 +26,21 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+
+def _names(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
 # Prefix assignments that cannot change which program runs or what it executes; any other
 # (PATH, LD_PRELOAD, GIT_SSH_COMMAND, PAGER ...) stays part of the command rules must match.
-SAFE_ASSIGNMENTS = frozenset(
-    {
-        "LANG",
-        "LANGUAGE",
-        "LC_ALL",
-        "LC_CTYPE",
-        "LC_MESSAGES",
-        "TZ",
-        "NO_COLOR",
-        "FORCE_COLOR",
-        "CLICOLOR",
-        "TERM",
-        "COLUMNS",
-        "LINES",
-        "CI",
-        "RUST_BACKTRACE",
-        "RUST_LOG",
-        "PYTHONUNBUFFERED",
-        "PYTHONDONTWRITEBYTECODE",
-        "PYTHONHASHSEED",
-        "NODE_ENV",
-    }
+SAFE_ASSIGNMENTS = _names(
+    "LANG LANGUAGE LC_ALL LC_CTYPE LC_MESSAGES TZ NO_COLOR FORCE_COLOR CLICOLOR TERM COLUMNS "
+    "LINES CI RUST_BACKTRACE RUST_LOG PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONHASHSEED "
+    "NODE_ENV"
 )
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash"})
+SHELLS = _names("bash sh zsh dash ksh mksh ash")
 
 
 @dataclass(frozen=True)
@@ -71,6 +64,9 @@ class Unwrapped:
     appends: bool = False
     writes: list[Word] = field(default_factory=list)
     problem: str = ""
+
+
+Handler = Callable[[list[Word]], "Unwrapped | None"]
 
 
 @dataclass
@@ -198,8 +194,8 @@ def _env(args: list[Word]) -> Unwrapped | None:
         args,
         flags="i0v",
         valued="uCS",
-        long_flags=frozenset({"ignore-environment", "null", "debug"}),
-        long_valued=frozenset({"unset", "chdir", "split-string"}),
+        long_flags=_names("ignore-environment null debug"),
+        long_valued=_names("unset chdir split-string"),
     )
     if options is None:
         return _unreadable("env")
@@ -227,7 +223,7 @@ def _command(args: list[Word]) -> Unwrapped | None:
 
 
 def _nice(args: list[Word]) -> Unwrapped | None:
-    options = _scan(args, flags="0123456789", valued="n", long_valued=frozenset({"adjustment"}))
+    options = _scan(args, flags="0123456789", valued="n", long_valued=_names("adjustment"))
     return _inner(args, options, "nice")
 
 
@@ -236,8 +232,8 @@ def _time(args: list[Word]) -> Unwrapped | None:
         args,
         flags="pvqa",
         valued="fo",
-        long_flags=frozenset({"portability", "verbose", "quiet", "append"}),
-        long_valued=frozenset({"format", "output"}),
+        long_flags=_names("portability verbose quiet append"),
+        long_valued=_names("format output"),
     )
     found = _inner(args, options, "time")
     if options is not None and found is not None:
@@ -250,8 +246,8 @@ def _timeout(args: list[Word]) -> Unwrapped | None:
         args,
         flags="v",
         valued="sk",
-        long_flags=frozenset({"preserve-status", "foreground", "verbose"}),
-        long_valued=frozenset({"signal", "kill-after"}),
+        long_flags=_names("preserve-status foreground verbose"),
+        long_valued=_names("signal kill-after"),
     )
     if options is None:
         return _unreadable("timeout")
@@ -259,41 +255,13 @@ def _timeout(args: list[Word]) -> Unwrapped | None:
     return Unwrapped(commands=[rest]) if rest else None
 
 
-_SUDO_LONG_FLAGS = frozenset(
-    {
-        "askpass",
-        "background",
-        "edit",
-        "help",
-        "list",
-        "login",
-        "non-interactive",
-        "preserve-env",
-        "preserve-groups",
-        "remove-timestamp",
-        "reset-timestamp",
-        "set-home",
-        "shell",
-        "stdin",
-        "validate",
-        "version",
-    }
+_SUDO_LONG_FLAGS = _names(
+    "askpass background edit help list login non-interactive preserve-env preserve-groups "
+    "remove-timestamp reset-timestamp set-home shell stdin validate version"
 )
-_SUDO_LONG_VALUED = frozenset(
-    {
-        "chdir",
-        "chroot",
-        "close-from",
-        "command-timeout",
-        "group",
-        "host",
-        "other-user",
-        "preserve-env",
-        "prompt",
-        "role",
-        "type",
-        "user",
-    }
+_SUDO_LONG_VALUED = _names(
+    "chdir chroot close-from command-timeout group host other-user preserve-env prompt role "
+    "type user"
 )
 
 
@@ -324,32 +292,12 @@ def _xargs(args: list[Word]) -> Unwrapped | None:
         flags="0oprtx",
         valued="adEILnPs",
         attached="eil",
-        long_flags=frozenset(
-            {
-                "null",
-                "open-tty",
-                "interactive",
-                "no-run-if-empty",
-                "verbose",
-                "exit",
-                "show-limits",
-                "eof",
-                "replace",
-                "max-lines",
-            }
+        long_flags=_names(
+            "null open-tty interactive no-run-if-empty verbose exit show-limits eof replace "
+            "max-lines"
         ),
-        long_valued=frozenset(
-            {
-                "arg-file",
-                "delimiter",
-                "eof",
-                "replace",
-                "max-lines",
-                "max-args",
-                "max-procs",
-                "max-chars",
-                "process-slot-var",
-            }
+        long_valued=_names(
+            "arg-file delimiter eof replace max-lines max-args max-procs max-chars process-slot-var"
         ),
     )
     if options is None:
@@ -359,8 +307,8 @@ def _xargs(args: list[Word]) -> Unwrapped | None:
     return Unwrapped(commands=[rest], appends=not replaces)
 
 
-_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fls", "-fprintf"})
+_FIND_EXEC = _names("-exec -execdir -ok -okdir")
+_FIND_WRITES = _names("-fprint -fprint0 -fls -fprintf")
 
 
 def _find(args: list[Word]) -> Unwrapped | None:
@@ -411,11 +359,73 @@ def _plain(
     return unwrap
 
 
-_SIMPLE: dict[str, Callable[[list[Word]], Unwrapped | None]] = {
+def _su(args: list[Word]) -> Unwrapped | None:
+    options = _scan(
+        args,
+        flags="lmpfP",
+        valued="cgGsw",
+        long_flags=_names("login preserve-environment pty"),
+        long_valued=_names("command session-command group supp-group shell whitelist-environment"),
+    )
+    if options is None:
+        return _unreadable("su", keep=True)
+    scripts = [w for name, w in options.values if name in ("c", "command", "session-command")]
+    return Unwrapped(script=scripts[0] if scripts else None, keep=True)
+
+
+def _privileged(program: str, flags: str, long_valued: frozenset[str], operands: int) -> Handler:
+    """Wrappers that change who or where the inner command runs: both are checked."""
+
+    def unwrap(args: list[Word]) -> Unwrapped | None:
+        options = _scan(
+            args,
+            flags=flags,
+            long_flags=_names("skip-chdir disable-internal-agent keep-cwd"),
+            long_valued=long_valued,
+        )
+        if options is None:
+            return _unreadable(program, keep=True)
+        rest = args[options.index + operands :]
+        return Unwrapped(commands=[rest] if rest else [], keep=True)
+
+    return unwrap
+
+
+def _watch(args: list[Word]) -> Unwrapped | None:
+    options = _scan(
+        args,
+        flags="bcCdegprtwx",
+        valued="nq",
+        long_flags=_names(
+            "beep color no-color differences errexit chgexit exec precise no-title no-wrap no-rerun"
+        ),
+        long_valued=_names("interval equexit"),
+    )
+    if options is None:
+        return _unreadable("watch")
+    rest = args[options.index :]
+    if not rest:
+        return None
+    if options.flags & {"x", "exec"}:
+        return Unwrapped(commands=[rest])
+    return _eval(rest)  # watch hands its words to sh -c, joined by spaces
+
+
+_SIMPLE: dict[str, Handler] = {
     "builtin": _plain("builtin"),
+    "busybox": _plain("busybox"),
     "coproc": _plain("coproc"),
     "exec": _plain("exec", flags="cl", valued="a"),
+    "ionice": _plain("ionice", flags="t", valued="cn"),
+    "noglob": _plain("noglob"),
     "nohup": _plain("nohup"),
+    "setsid": _plain("setsid", flags="cfw"),
+    "stdbuf": _plain("stdbuf", valued="ioe"),
+    "su": _su,
+    "runuser": _su,
+    "pkexec": _privileged("pkexec", "", _names("user"), 0),
+    "chroot": _privileged("chroot", "", _names("userspec groups"), 1),
+    "watch": _watch,
     "eval": _eval,
     "env": _env,
     "command": _command,
