@@ -1,0 +1,91 @@
+"""``earshot undo [--session ID] [--list] [--yes]``: restore the working tree to before the
+last tool batch of a session (the newest session of this directory by default).
+
+Without ``--yes`` the diff is shown and a terminal prompt asks first; with stdin not a
+terminal and no ``--yes`` nothing is changed. Exit statuses: 0 done (or nothing to undo);
+1 undo failed or is unavailable (no git); 2 no such session, or a prompt was needed but
+there is no terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+
+from earshot.core.session import SessionError, SessionStore
+from earshot.core.undo import GitError, Undo
+
+USAGE_ERROR = 2
+
+
+def _ask_terminal(question: str) -> str | None:
+    if not sys.stdin.isatty():
+        return None
+    return input(question)
+
+
+def undo(
+    *,
+    session: str | None,
+    list_only: bool,
+    yes: bool,
+    cwd: Path | None = None,
+    data_dir: Path | None = None,
+    ask: Callable[[str], str | None] = _ask_terminal,
+) -> int:
+    store = SessionStore(cwd or Path.cwd(), data_dir)
+    try:
+        session_id = store.resolve(session).stem if session else store.latest_id()
+    except SessionError as exc:
+        sys.stderr.write(f"earshot: {exc}\n")
+        return USAGE_ERROR
+    if session_id is None:
+        sys.stdout.write(f"no session in {store.cwd}: nothing to undo\n")
+        return 0
+    undoer = Undo(store.cwd, session_id, data_dir)
+    if not undoer.available:
+        sys.stderr.write(f"earshot: {undoer.notice}\n")
+        return 1
+    try:
+        if list_only:
+            return _list(undoer)
+        patch = anyio.run(undoer.preview)
+        if patch is None:
+            sys.stdout.write(f"nothing to undo in session {session_id}\n")
+            return 0
+        if not yes:
+            sys.stdout.write(f"session {session_id}: undo would make these changes\n\n{patch}\n")
+            answer = ask("Restore these files? [y/N] ")
+            if answer is None:
+                sys.stderr.write("earshot: not a terminal; pass --yes to undo without asking\n")
+                return USAGE_ERROR
+            if answer.strip().lower() not in ("y", "yes"):
+                sys.stdout.write("nothing changed\n")
+                return 0
+        result = anyio.run(undoer.undo)
+    except GitError as exc:
+        sys.stderr.write(f"earshot: undo failed: {exc}\n")
+        return 1
+    stream = sys.stdout if result.ok else sys.stderr
+    stream.write(f"{result.message}\n")
+    return 0 if result.ok else 1
+
+
+def _list(undoer: Undo) -> int:
+    steps = undoer.list()
+    if not steps:
+        sys.stdout.write(f"no undo steps in session {undoer.session_id}\n")
+        return 0
+    for number, step in enumerate(steps, 1):
+        skipped = f"  ({len(step.skipped)} left out)" if step.skipped else ""
+        label = step.label or "(batch)"
+        sys.stdout.write(
+            f"{number:>3}  {step.kind:<4}  {step.created}  {step.snapshot[:12]}  {label}{skipped}\n"
+        )
+    return 0
+
+
+__all__ = ["undo"]
