@@ -114,8 +114,9 @@ class _Place:
     def forms(self, path: str) -> tuple[str, str]:
         """The path as given (normalised, relative to cwd if relative) and with symlinks
         resolved."""
-        literal = posixpath.normpath(posixpath.join(self.cwd, path))
-        return literal, _real(literal)
+        joined = posixpath.join(self.cwd, path)
+        # realpath follows each symlink before it applies the ".." after it, as the kernel does
+        return posixpath.normpath(joined), _real(joined)
 
     def outside(self, real: str) -> bool:
         return not any(_under(real, root) for root in self.roots())

@@ -1,0 +1,165 @@
+"""``earshot permissions check|list``: the gate's decisions, explained from the command line.
+
+``check`` evaluates one request written like a rule (``Bash(git log; rm -rf x)``,
+``Read(PATH)``, ``Edit(PATH)``, ``Write(PATH)``, ``WebFetch(URL)``, ``mcp__server__tool``)
+with the real settings of the working directory. Exit status 0 whatever the decision; 2 for
+a malformed request, an unknown mode or settings earshot cannot use.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from earshot.core.permissions import Decision, Mode, RuleSet, decide, load_rules, parse_mode
+from earshot.core.settings import SettingsError, load_settings
+from earshot.core.tools.base import PermissionRequest
+
+USAGE_ERROR = 2
+_REQUEST = re.compile(r"(Bash|Read|Edit|Write|WebFetch)\((.*)\)", re.DOTALL)
+_MCP = re.compile(r"mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+")
+_EXAMPLES = "Bash(git log -5), Read(.env), Edit(src/a.py), WebFetch(https://example.com)"
+
+
+class RequestError(ValueError):
+    """A request that cannot be read; the message says how to write it."""
+
+
+def parse_request(text: str, cwd: Path) -> tuple[PermissionRequest, bool]:
+    """The request ``text`` describes and whether its tool is read-only."""
+    text = text.strip()
+    if _MCP.fullmatch(text):
+        return PermissionRequest(tool=text, kind="other", detail=text), False
+    found = _REQUEST.fullmatch(text)
+    if found is None or not found.group(2).strip():
+        raise RequestError(
+            f"cannot read the request {text!r}; write Tool(argument), for example {_EXAMPLES}, "
+            "or an MCP tool name such as mcp__server__tool"
+        )
+    tool, argument = found.group(1), found.group(2)
+    if tool == "Bash":
+        return PermissionRequest(
+            tool="bash", kind="execute", command=argument, detail=argument
+        ), False
+    if tool == "WebFetch":
+        url = argument.strip()
+        host = urlsplit(url if "://" in url else f"https://{url}").hostname
+        if not host:
+            raise RequestError(f"no host in {url!r}; write WebFetch(https://example.com/page)")
+        return PermissionRequest(tool="web_fetch", kind="fetch", domain=host, detail=url), False
+    path = Path(argument.strip()).expanduser()
+    path = path if path.is_absolute() else cwd / path
+    if tool == "Read":
+        return PermissionRequest(tool="read", kind="read", paths=(path,), detail=str(path)), True
+    name = "write" if tool == "Write" else "edit"
+    return PermissionRequest(tool=name, kind="edit", paths=(path,), detail=str(path)), False
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"earshot: {message}\n")
+    return USAGE_ERROR
+
+
+def check(request: str, *, mode: str | None, as_json: bool, cwd: Path | None = None) -> int:
+    where = cwd or Path.cwd()
+    try:
+        chosen: Mode | None = parse_mode(mode) if mode is not None else None
+        parsed, read_only = parse_request(request, where)
+        rules = load_rules(load_settings(where))
+    except (ValueError, SettingsError) as exc:
+        return _fail(str(exc))
+    effective = chosen or rules.default_mode
+    decision = decide(rules, effective, where, parsed, read_only=read_only)
+    if as_json:
+        sys.stdout.write(json.dumps(_decision_json(decision, effective), indent=2) + "\n")
+    else:
+        sys.stdout.write(_decision_text(decision, effective, _mode_source(rules, chosen)))
+    return 0
+
+
+def _mode_source(rules: RuleSet, chosen: Mode | None) -> str:
+    if chosen is not None:
+        return "--mode"
+    return rules.default_mode_source or "default"
+
+
+def _decision_json(decision: Decision, mode: Mode) -> dict[str, object]:
+    return {
+        "decision": decision.outcome,
+        "rule": decision.rule,
+        "source": decision.source,
+        "reason": decision.reason,
+        "mode": mode,
+        "commands": [
+            {
+                "command": part.command,
+                "kind": part.kind,
+                "decision": part.outcome,
+                "rule": part.rule,
+                "source": part.source,
+                "reason": part.reason,
+            }
+            for part in decision.commands
+        ],
+    }
+
+
+def _decision_text(decision: Decision, mode: Mode, mode_source: str) -> str:
+    lines = [
+        f"decision: {decision.outcome}",
+        f"reason:   {decision.reason}",
+    ]
+    if decision.rule is not None:
+        lines.append(f"rule:     {decision.rule}")
+        lines.append(f"source:   {decision.source}")
+    lines.append(f"mode:     {mode} ({mode_source})")
+    if decision.commands:
+        lines.append("commands:")
+        width = max(len(part.command) for part in decision.commands)
+        width = min(width, 48)
+        for part in decision.commands:
+            label = part.command if part.kind != "unreadable" else "(unreadable)"
+            lines.append(f"  {part.outcome:<5}  {label:<{width}}  {part.reason}")
+    return "\n".join(lines) + "\n"
+
+
+def list_rules(*, as_json: bool, cwd: Path | None = None) -> int:
+    where = cwd or Path.cwd()
+    try:
+        rules = load_rules(load_settings(where))
+    except SettingsError as exc:
+        return _fail(str(exc))
+    ordered = sorted(rules.rules, key=lambda r: ("deny", "ask", "allow").index(r.action))
+    if as_json:
+        payload = {
+            "defaultMode": rules.default_mode,
+            "defaultModeSource": rules.default_mode_source,
+            "additionalDirectories": [str(d) for d in rules.additional_directories],
+            "rules": [
+                {"rule": r.text, "list": r.action, "scope": r.scope, "source": r.source}
+                for r in ordered
+            ],
+        }
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return 0
+    lines = [f"default mode: {rules.default_mode} ({rules.default_mode_source or 'default'})"]
+    if rules.additional_directories:
+        lines.append("additional directories:")
+        lines.extend(f"  {d}" for d in rules.additional_directories)
+    if not ordered:
+        lines.append("no rules")
+    for action in ("deny", "ask", "allow"):
+        listed = [r for r in ordered if r.action == action]
+        if not listed:
+            continue
+        lines.append(f"{action}:")
+        width = min(max(len(r.text) for r in listed), 48)
+        lines.extend(f"  {r.text:<{width}}  {r.scope:<7}  {r.source}" for r in listed)
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+__all__ = ["RequestError", "check", "list_rules", "parse_request"]

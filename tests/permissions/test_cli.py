@@ -1,0 +1,166 @@
+"""``earshot permissions check|list``: the command functions, called as the CLI calls them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from earshot.cli.permissions_cmd import check, list_rules
+
+
+@pytest.fixture
+def project(tmp_path: Path, hermetic_env: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / ".earshot").mkdir(parents=True)
+    (root / ".earshot/settings.json").write_text(
+        json.dumps(
+            {
+                "permissions": {
+                    "allow": ["Bash(git log *)", "Edit(src/**)"],
+                    "deny": ["Read(./.env)"],
+                    "defaultMode": "accept-edits",
+                }
+            }
+        )
+    )
+    user = hermetic_env / ".config/earshot/settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"permissions": {"deny": ["Bash(rm *)"]}}))
+    return root
+
+
+def run_json(capsys: pytest.CaptureFixture[str], request: str, cwd: Path, **kw: str) -> object:
+    assert check(request, mode=kw.get("mode"), as_json=True, cwd=cwd) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_check_explains_a_compound_command_part_by_part(
+    project: Path, hermetic_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    found = run_json(capsys, "Bash(git log; rm -rf x)", project)
+    user = str(hermetic_env / ".config/earshot/settings.json")
+    assert found == {
+        "decision": "deny",
+        "rule": "Bash(rm *)",
+        "source": user,
+        "reason": f"rm -rf x: denied by Bash(rm *) (user {user})",
+        "mode": "accept-edits",
+        "commands": [
+            {
+                "command": "git log",
+                "kind": "command",
+                "decision": "allow",
+                "rule": "Bash(git log *)",
+                "source": str(project / ".earshot/settings.json"),
+                "reason": f"allowed by Bash(git log *) (project {project}/.earshot/settings.json)",
+            },
+            {
+                "command": "rm -rf x",
+                "kind": "command",
+                "decision": "deny",
+                "rule": "Bash(rm *)",
+                "source": user,
+                "reason": f"denied by Bash(rm *) (user {user})",
+            },
+        ],
+    }
+
+
+def test_check_prints_a_readable_explanation(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert check("Bash(git log -5 && make)", mode="ask", as_json=False, cwd=project) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("decision: ask\n")
+    assert "mode:     ask (--mode)" in out
+    assert "  allow  git log -5  allowed by Bash(git log *)" in out
+    assert "  ask    make        no rule allows this command; ask mode prompts" in out
+
+
+@pytest.mark.parametrize(
+    ("request_text", "mode", "decision"),
+    [
+        ("Read(.env)", None, "deny"),
+        ("Read(README.md)", None, "allow"),
+        ("Edit(src/a.py)", "ask", "allow"),
+        ("Edit(lib/a.py)", "ask", "ask"),
+        ("Edit(lib/a.py)", None, "allow"),
+        ("Write(/etc/passwd)", "auto", "ask"),
+        ("Edit(.git/config)", "auto", "ask"),
+        ("WebFetch(https://example.com/page)", "auto", "allow"),
+        ("WebFetch(example.com)", "ask", "ask"),
+        ("mcp__db__query", "plan", "deny"),
+        ("Bash(git log)", "plan", "deny"),
+    ],
+)
+def test_check_accepts_every_kind_of_request(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    request_text: str,
+    mode: str | None,
+    decision: str,
+) -> None:
+    assert check(request_text, mode=mode, as_json=True, cwd=project) == 0
+    assert json.loads(capsys.readouterr().out)["decision"] == decision
+
+
+@pytest.mark.parametrize("request_text", ["Bash()", "Foo(x)", "Bash", "Read(", "WebFetch(://)"])
+def test_a_malformed_request_exits_2_and_says_how_to_write_it(
+    project: Path, capsys: pytest.CaptureFixture[str], request_text: str
+) -> None:
+    assert check(request_text, mode=None, as_json=False, cwd=project) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("earshot: ")
+
+
+def test_an_unknown_mode_exits_2(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert check("Bash(ls)", mode="careful", as_json=False, cwd=project) == 2
+    assert "use one of plan, ask, accept-edits, auto, yolo" in capsys.readouterr().err
+
+
+def test_bad_settings_exit_2_naming_the_file(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = project / ".earshot/settings.local.json"
+    path.write_text('{"permissions": {"allow": ["Bash(a | b)"]}}')
+    assert check("Bash(ls)", mode=None, as_json=False, cwd=project) == 2
+    assert list_rules(as_json=False, cwd=project) == 2
+    assert str(path) in capsys.readouterr().err
+
+
+def test_list_prints_the_effective_rules_with_their_sources(
+    project: Path, hermetic_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert list_rules(as_json=True, cwd=project) == 0
+    found = json.loads(capsys.readouterr().out)
+    user = str(hermetic_env / ".config/earshot/settings.json")
+    settings = str(project / ".earshot/settings.json")
+    assert found == {
+        "defaultMode": "accept-edits",
+        "defaultModeSource": settings,
+        "additionalDirectories": [],
+        "rules": [
+            {"rule": "Bash(rm *)", "list": "deny", "scope": "user", "source": user},
+            {"rule": "Read(./.env)", "list": "deny", "scope": "project", "source": settings},
+            {"rule": "Bash(git log *)", "list": "allow", "scope": "project", "source": settings},
+            {"rule": "Edit(src/**)", "list": "allow", "scope": "project", "source": settings},
+        ],
+    }
+
+
+def test_list_as_text_groups_rules_by_list(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert list_rules(as_json=False, cwd=project) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("default mode: accept-edits (")
+    assert out.index("deny:") < out.index("allow:")
+    assert "  Bash(git log *)  project" in out
+
+
+def test_list_with_no_settings_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert list_rules(as_json=False, cwd=tmp_path) == 0
+    assert capsys.readouterr().out == "default mode: ask (default)\nno rules\n"
