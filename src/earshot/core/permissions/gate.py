@@ -16,7 +16,7 @@ import posixpath
 from pathlib import Path
 
 from earshot.core.permissions import match as m
-from earshot.core.permissions.decide import Decision, decide
+from earshot.core.permissions.decision import Decision, decide
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
 from earshot.core.permissions.shell import parse_line
 from earshot.core.tools.base import PermissionRequest

@@ -134,15 +134,7 @@ def tool_regex(pattern: str) -> re.Pattern[str]:
 def matches_command(rule: Rule, texts: tuple[str, ...], readable: bool) -> bool:
     """Whether ``rule`` covers a command spelled any of ``texts``. A command earshot cannot
     read only matches rules for the whole tool, and patterns written against its source."""
-    kind = rule.kind
-    if kind == "tool":
-        return True
-    if kind == "exact":
-        return readable and rule.exact == texts[0]
-    if kind != "command" or rule.regex is None:
-        return False
-    regex = rule.regex
-    return any(regex.fullmatch(text) is not None for text in texts)
+    return first_command_match((rule,), texts, readable) is not None
 
 
 def matches_path(rule: Rule, path: str, cwd: str, real_cwd: str) -> bool:
@@ -185,9 +177,22 @@ def matches_tool(rule: Rule, name: str, subject: str) -> bool:
 def first_command_match(
     rules: tuple[Rule, ...], texts: tuple[str, ...], readable: bool
 ) -> Rule | None:
+    """The first of ``rules`` covering a command spelled any of ``texts`` (the canonical
+    text first)."""
     for rule in rules:
-        if matches_command(rule, texts, readable):
+        kind = rule.kind
+        if kind == "tool":
             return rule
+        if kind == "exact":
+            if readable and rule.exact == texts[0]:
+                return rule
+            continue
+        regex = rule.regex
+        if kind != "command" or regex is None:
+            continue
+        for text in texts:
+            if regex.fullmatch(text) is not None:
+                return rule
     return None
 
 
