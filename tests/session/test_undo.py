@@ -313,3 +313,16 @@ async def test_no_git_on_path_disables_undo_with_one_notice(
 def test_a_session_id_must_be_a_safe_ref_name(project: Path, data: Path) -> None:
     with pytest.raises(ValueError, match="not a session id"):
         Undo(project, "../x", data)
+
+
+async def test_a_relative_data_dir_is_taken_from_the_process_cwd(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(project, {"x.txt": "one\n"})
+    undo = undo_for(project, Path("relative-data"))
+    await undo.snapshot("edit")
+    write(project, {"x.txt": "two\n"})
+    assert (await undo.undo()).ok
+    assert tree_of(project) == {"x.txt": "one\n"}
+    assert not (project / "relative-data").exists()

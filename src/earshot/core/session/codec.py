@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import msgspec
 
@@ -152,6 +152,25 @@ def _header_version(data: bytes, current: int) -> int:
     return version
 
 
+def _parse_intact(lines: list[bytes], current: int) -> Parsed | None:
+    """The common case in one pass: every line decodes, a current-format header first,
+    no format line. None when any of that is not so (``parse`` then goes line by line)."""
+    try:
+        decoded = list(map(_line_decoder.decode, lines))
+    except msgspec.DecodeError:
+        return None
+    if not decoded:
+        return None
+    header = decoded[0]
+    if not isinstance(header, Header) or header.version != current:
+        return None
+    body = decoded[1:]
+    if any(isinstance(line, Header | FormatMark) for line in body):
+        return None
+    entries = cast("list[Entry]", body)  # checked just above: entries only
+    return Parsed(header=header, entries=entries, line_numbers=list(range(2, len(body) + 2)))
+
+
 def parse(
     data: bytes,
     *,
@@ -164,14 +183,19 @@ def parse(
     last = len(lines) - 1
     if terminated:
         lines.pop()  # the empty string after the final newline
+        if b"\n\n" not in data and not data.startswith(b"\n"):
+            fast = _parse_intact(lines, current)
+            if fast is not None:
+                return fast
     result = Parsed(header=None, terminated=terminated)
     version = current
     entries = result.entries
     problems = result.problems
     numbers = result.line_numbers
     first = True
+    decode = _line_decoder.decode
     for index, raw in enumerate(lines):
-        if not raw.strip():
+        if not raw or raw.isspace():
             continue
         number = index + 1
         if first:
@@ -179,7 +203,7 @@ def parse(
             version = _header_version(raw, current)
         try:
             if version == current:
-                line: Line | None = _line_decoder.decode(raw)
+                line: Line | None = decode(raw)
             else:
                 line = _migrate(raw, version, current, migrations)
         except msgspec.ValidationError as exc:

@@ -190,7 +190,7 @@ class SessionStore:
 
     def __init__(self, cwd: Path, data_dir: Path | None = None) -> None:
         self.cwd = cwd.resolve()
-        self.data_dir = data_dir if data_dir is not None else _default_data_dir()
+        self.data_dir = (data_dir if data_dir is not None else _default_data_dir()).absolute()
         self.root = self.data_dir / "sessions"
         self.dir = self.root / cwd_key(self.cwd)
 

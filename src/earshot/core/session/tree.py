@@ -64,40 +64,38 @@ def interrupted_result(call: ToolCallPart) -> ToolResultPart:
     )
 
 
-def _calls(message: Message) -> list[ToolCallPart]:
-    return [p for p in message.parts if isinstance(p, ToolCallPart)]
-
-
 def pair_tool_results(messages: list[Message]) -> list[Message]:
     """``messages`` with every tool call answered exactly once (see module docstring)."""
     out: list[Message] = []
-    i, n = 0, len(messages)
-    while i < n:
-        message = messages[i]
-        i += 1
-        if message.role == "tool":
-            continue  # results with no assistant message before them
-        out.append(message)
-        calls = _calls(message) if message.role == "assistant" else []
-        if not calls:
-            continue
-        pending = {call.id: call for call in calls}
-        while i < n and messages[i].role == "tool":
-            result = messages[i]
-            i += 1
+    # Calls of the last assistant message still waiting for a result; None when the
+    # message before is not an assistant message or a result (so results are orphans).
+    pending: dict[str, ToolCallPart] | None = None
+    for message in messages:
+        role = message.role
+        if role == "tool":
+            if not pending:
+                continue
             parts = [
                 p
-                for p in result.parts
+                for p in message.parts
                 if isinstance(p, ToolResultPart) and pending.pop(p.call_id, None) is not None
             ]
-            if len(parts) == len(result.parts):
-                out.append(result)
+            if len(parts) == len(message.parts):
+                out.append(message)
             elif parts:
                 out.append(Message(role="tool", parts=list(parts)))
+            continue
         if pending:
             out.append(
                 Message(role="tool", parts=[interrupted_result(c) for c in pending.values()])
             )
+        pending = None
+        out.append(message)
+        if role == "assistant":
+            calls = {p.id: p for p in message.parts if isinstance(p, ToolCallPart)}
+            pending = calls or None
+    if pending:
+        out.append(Message(role="tool", parts=[interrupted_result(c) for c in pending.values()]))
     return out
 
 
@@ -110,8 +108,7 @@ class Tree:
     def __init__(self) -> None:
         self._entries: dict[str, Entry] = {}
         self._parent: dict[str, str | None] = {}
-        self._children: dict[str | None, list[str]] = {}
-        self._order: list[str] = []
+        self._children: dict[str | None, list[str]] | None = None  # built when first asked
         self.leaf: str | None = None
 
     # --- building ------------------------------------------------------------------------
@@ -119,27 +116,28 @@ class Tree:
     def add(self, entry: Entry) -> str | None:
         """Add ``entry`` as the new leaf. Returns a description of a repair made (a missing
         parent, a duplicate id), else None."""
-        if entry.id in self._entries:
-            return f"entry id {entry.id} appears twice; the later one was skipped"
-        parent = entry.parent_id
+        entry_id, parent = entry.id, entry.parent_id
+        entries = self._entries
+        if entry_id in entries:
+            return f"entry id {entry_id} appears twice; the later one was skipped"
         note = None
-        if parent is not None and parent not in self._entries:
+        if parent is not None and parent not in entries:
             note = (
-                f"entry {entry.id} names parent {parent}, which is not in the file; "
+                f"entry {entry_id} names parent {parent}, which is not in the file; "
                 "it was attached to the entry before it"
             )
-            parent = self._order[-1] if self._order else None
-        self._entries[entry.id] = entry
-        self._parent[entry.id] = parent
-        self._children.setdefault(parent, []).append(entry.id)
-        self._order.append(entry.id)
-        self.leaf = entry.id
+            parent = self.leaf
+        entries[entry_id] = entry
+        self._parent[entry_id] = parent
+        if self._children is not None:
+            self._children.setdefault(parent, []).append(entry_id)
+        self.leaf = entry_id
         return note
 
     # --- lookup --------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self._order)
+        return len(self._entries)
 
     def __contains__(self, entry_id: object) -> bool:
         return entry_id in self._entries
@@ -150,18 +148,26 @@ class Tree:
     def parent_of(self, entry_id: str) -> str | None:
         return self._parent.get(entry_id)
 
+    def _child_ids(self) -> dict[str | None, list[str]]:
+        if self._children is None:
+            children: dict[str | None, list[str]] = {}
+            for entry_id, parent in self._parent.items():
+                children.setdefault(parent, []).append(entry_id)
+            self._children = children
+        return self._children
+
     def children(self, entry_id: str | None) -> list[Entry]:
-        return [self._entries[c] for c in self._children.get(entry_id, [])]
+        return [self._entries[c] for c in self._child_ids().get(entry_id, [])]
 
     def entries(self) -> list[Entry]:
         """All entries in file order."""
-        return [self._entries[i] for i in self._order]
+        return list(self._entries.values())
 
     def resolve(self, id_or_prefix: str) -> str:
         """The id of the one entry whose id starts with ``id_or_prefix``."""
         if id_or_prefix in self._entries:
             return id_or_prefix
-        found = [i for i in self._order if i.startswith(id_or_prefix)] if id_or_prefix else []
+        found = [i for i in self._entries if i.startswith(id_or_prefix)] if id_or_prefix else []
         if len(found) == 1:
             return found[0]
         if not found:
@@ -219,8 +225,7 @@ class Tree:
     def labels(self) -> dict[str, str]:
         """Entry id -> label, as the label entries (in file order) leave them."""
         labels: dict[str, str] = {}
-        for entry_id in self._order:
-            entry = self._entries[entry_id]
+        for entry in self._entries.values():
             if isinstance(entry, LabelEntry):
                 if entry.label is None:
                     labels.pop(entry.target, None)
@@ -232,8 +237,9 @@ class Tree:
         """Every leaf of the tree, in file order, the current one marked."""
         on_current = {e.id for e in self.path()} if self.leaf is not None else set()
         out: list[Branch] = []
-        for entry_id in self._order:
-            if self._children.get(entry_id):
+        children = self._child_ids()
+        for entry_id in self._entries:
+            if children.get(entry_id):
                 continue
             path = self.path(entry_id)
             fork_point = next((e.id for e in reversed(path) if e.id in on_current), None)

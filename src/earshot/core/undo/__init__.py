@@ -82,7 +82,7 @@ class Undo:
             raise ValueError(f"not a session id: {session_id!r}")
         self.cwd = cwd.resolve()
         self.session_id = session_id
-        self.store_dir = (data_dir or default_data_dir()) / "undo" / cwd_key(self.cwd)
+        self.store_dir = (data_dir or default_data_dir()).absolute() / "undo" / cwd_key(self.cwd)
         self.max_file_bytes = max_file_bytes
         self._git = git if git is not None else shutil.which("git")
         self.available: bool = self._git is not None
