@@ -208,7 +208,7 @@ class Undo:
                 store.set_refs({self._undo_ref: target.parent, self._redo_ref: saved})
             else:
                 store.set_refs({self._redo_ref: target.parent, self._undo_ref: saved})
-        what = target.label or "the last batch"
+        what = target.label
         message = (
             f"undid {what}" if kind == "undo" else f"redid {what}"
         ) + f": {len(restore.written)} file(s) written back, {len(restore.removed)} removed"

@@ -196,7 +196,7 @@ class SnapshotStore:
 
     def commit(self, capture: Capture, *, parent: str | None, label: str) -> str:
         meta = json.dumps({"skipped": list(capture.skipped)}, ensure_ascii=False)
-        message = f"{label or 'snapshot'}\n\n{META}{meta}\n"
+        message = f"{label or 'tool batch'}\n\n{META}{meta}\n"
         args = ["commit-tree", capture.tree, "-F", "-"]
         if parent is not None:
             args += ["-p", parent]
