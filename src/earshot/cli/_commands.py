@@ -9,6 +9,33 @@ COMMANDS: dict[str, str] = {
     "providers": "List the providers earshot can call, their wire and whether a key is set.",
     "models": "List models from the catalog: context, output limit, prices, capabilities.",
     "auth": "Store, remove or show API keys (login, logout, status).",
+    "permissions": "Explain a permission decision (check) or list the effective rules (list).",
+    "sessions": "List, show, export or import sessions.",
+    "undo": "Restore the working tree to before the last batch of a session's edits.",
+}
+
+SESSIONS_COMMANDS: dict[str, str] = {
+    "list": "List the sessions of this directory (--all: everywhere).",
+    "show": "Print a session's conversation.",
+    "export": "Write a session as markdown or jsonl to stdout.",
+    "import": "Import a Claude Code, pi or earshot session file as a new session.",
+}
+
+PERMISSIONS_COMMANDS: dict[str, str] = {
+    "check": "Evaluate one request, e.g. 'Bash(git log; rm -rf x)', with this directory's rules.",
+    "list": "Print the effective rules with the files they come from.",
+}
+
+HEADLESS_OPTIONS: dict[str, str] = {
+    "-p, --print PROMPT": "Run one turn without the TUI (PROMPT '-' reads stdin).",
+    "-m, --model PROVIDER/MODEL": "The model (default: settings, else a provider with a key).",
+    "--output-format FORMAT": "text, json or stream-json (earshot.v1; json@v1 also accepted).",
+    "--permission-mode MODE": "plan, ask, accept-edits, auto or yolo.",
+    "--allow/--ask/--deny RULE": "Add a permission rule for this run, e.g. 'Bash(npm test)'.",
+    "--max-turns N": "Stop after N model calls.",
+    "--max-budget-usd USD": "Stop before a call once the session cost reaches USD.",
+    "--image PATH_OR_URL": "Attach an image (repeatable).",
+    "-c, --continue / -r, --resume ID": "Continue the latest session here, or resume one.",
 }
 
 AUTH_COMMANDS: dict[str, str] = {
@@ -21,12 +48,15 @@ AUTH_COMMANDS: dict[str, str] = {
 def top_level_help() -> str:
     width = max(len(name) for name in COMMANDS) + 2
     lines = [
-        "Usage: earshot COMMAND [ARGS]",
+        "Usage: earshot -p PROMPT [OPTIONS]   |   earshot COMMAND [ARGS]",
         "",
         SUMMARY,
         "",
         "Commands:",
         *(f"  {name.ljust(width)}{text}" for name, text in COMMANDS.items()),
+        "",
+        "Headless:",
+        *(f"  {flag}\n      {text}" for flag, text in HEADLESS_OPTIONS.items()),
         "",
         "Options:",
         f"  {'--help, -h'.ljust(width + 4)}Show this message and exit.",

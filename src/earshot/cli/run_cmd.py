@@ -1,0 +1,154 @@
+"""``earshot -p PROMPT``: one turn, headless, rendered as text or earshot.v1 JSON.
+
+Exit status: 0 success, 1 the turn failed (model error after retries, turn or budget
+limit, refusal), 2 a usage or configuration error (stdout stays empty), 130 interrupted.
+Nobody can approve a prompt here: a call that would ask is denied with a ``permission``
+record, and the flags (``--permission-mode``, ``--allow``) are how a script widens that.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from earshot import __version__
+from earshot.cli.headless import (
+    EXIT_INTERRUPTED,
+    HeadlessRenderer,
+    InitInfo,
+    OutputFormat,
+    exit_status,
+    parse_output_format,
+)
+from earshot.core.events import TurnEnded
+from earshot.providers import types as pt
+
+USAGE = 2
+
+
+class HeadlessUsageError(Exception):
+    """A mistake in the command line; printed to stderr with exit status 2."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeadlessOptions:
+    prompt: str
+    output_format: str = "text"
+    model: str | None = None
+    permission_mode: str | None = None
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    images: Sequence[str] = ()
+    cwd: Path | None = None
+    append_system_prompt: str = ""
+    verbose: bool = False
+    allow: Sequence[str] = ()
+    ask: Sequence[str] = ()
+    deny: Sequence[str] = ()
+    continue_latest: bool = False
+    resume: str | None = None
+    fork_session: bool = False
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def read_prompt(prompt: str | None) -> str:
+    """The prompt from the flag, or from stdin for ``-p -`` or a piped stdin."""
+    if prompt == "-" or (prompt in (None, "") and not sys.stdin.isatty()):
+        text = sys.stdin.read()
+    else:
+        text = prompt or ""
+    if not text.strip():
+        raise HeadlessUsageError("no prompt: pass -p PROMPT, or -p - to read it from stdin")
+    return text
+
+
+def run_headless(options: HeadlessOptions) -> int:
+    try:
+        fmt = parse_output_format(options.output_format)
+    except ValueError as exc:
+        raise HeadlessUsageError(str(exc)) from exc
+    import anyio
+
+    return anyio.run(_run, options, fmt)
+
+
+async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
+    import anyio
+
+    from earshot.core.factory import create_session
+    from earshot.core.input import image_part
+
+    cwd = (options.cwd or Path.cwd()).resolve()
+    if not cwd.is_dir():
+        raise HeadlessUsageError(f"--cwd {cwd}: no such directory")
+    images = [image_part(source, cwd) for source in options.images]
+    setup = create_session(
+        cwd=cwd,
+        model=options.model,
+        permission_mode=options.permission_mode,
+        allow=options.allow,
+        ask_rules=options.ask,
+        deny=options.deny,
+        resume=options.resume,
+        continue_latest=options.continue_latest,
+        fork=options.fork_session,
+        max_turns=options.max_turns,
+        max_budget_usd=options.max_budget_usd,
+        append_system_prompt=options.append_system_prompt,
+    )
+    agent = setup.agent
+    renderer = HeadlessRenderer(fmt, sys.stdout, sys.stderr, verbose=options.verbose)
+    renderer.init(
+        InitInfo(
+            session_id=setup.session.id,
+            model=setup.model_ref,
+            cwd=str(cwd),
+            tools=agent.tool_names(),
+            permission_mode=setup.mode,
+            version=__version__,
+        )
+    )
+    turn_input: str | list[pt.TextPart | pt.ImagePart]
+    turn_input = [pt.TextPart(text=options.prompt), *images] if images else options.prompt
+    started = time.perf_counter()
+    ended: TurnEnded | None = None
+    interrupted = False
+    try:
+        async with anyio.create_task_group() as tg:
+            if sys.platform != "win32":
+
+                async def on_sigint() -> None:
+                    nonlocal interrupted
+                    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                        async for _ in signals:
+                            interrupted = True
+                            agent.abort()
+
+                tg.start_soon(on_sigint)
+            async for event in agent.run_turn(turn_input):
+                if isinstance(event, TurnEnded):
+                    ended = event
+                else:
+                    renderer.event(event)
+            tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await agent.close()
+        setup.session.close()
+    assert ended is not None
+    renderer.finish(
+        ended,
+        session_id=setup.session.id,
+        duration_ms=(time.perf_counter() - started) * 1000.0,
+        num_turns=ended.model_calls,
+    )
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return exit_status(ended)
+
+
+__all__ = ["HeadlessOptions", "HeadlessUsageError", "read_prompt", "run_headless"]

@@ -1,0 +1,151 @@
+"""``create_session``: everything a front-end needs to start (or resume) working, in one call.
+
+It resolves the model (flag, ``EARSHOT_MODEL``, settings, else a default for a provider with
+a key), loads the permission rules of the three scopes plus the flags, opens the session
+transcript (new, ``--continue``, ``--resume ID``, optionally forked), builds the built-in
+tools plus ``extra_tools`` (MCP arrives this way; core never imports it), and writes the
+system prompt. Resume rebuilds the history the model saw and the todo list; it never
+restores permission grants.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from earshot.core._execute import ApproveFn
+from earshot.core.agent import Agent
+from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
+from earshot.core.prompt import git_summary, system_prompt
+from earshot.core.session import Session, SessionStore
+from earshot.core.settings import Settings, load_settings
+from earshot.core.targets import default_model_ref, load_catalog, target_for
+from earshot.core.tools.base import AnyTool, AskFn
+from earshot.core.tools.state import ToolState
+from earshot.core.undo import Undo
+from earshot.providers import types as pt
+
+BUILTIN_TOOLS = (
+    "read",
+    "write",
+    "edit",
+    "multi_edit",
+    "ls",
+    "glob",
+    "grep",
+    "bash",
+    "bash_output",
+    "kill_shell",
+    "web_fetch",
+    "todo_write",
+    "ask_user",
+)
+
+
+class SessionSetupError(Exception):
+    """The session cannot start as asked; the message names what to fix."""
+
+
+def builtin_tools(names: Sequence[str] = BUILTIN_TOOLS) -> list[AnyTool]:
+    tools: list[AnyTool] = []
+    for name in names:
+        module = importlib.import_module(f"earshot.core.tools.{name}")
+        tool: AnyTool = module.TOOL
+        tools.append(tool)
+    return tools
+
+
+@dataclass
+class SessionSetup:
+    agent: Agent
+    session: Session
+    settings: Settings
+    mode: Mode
+    model_ref: str
+    resumed: bool
+
+
+def create_session(
+    *,
+    cwd: Path,
+    model: str | None = None,
+    permission_mode: str | None = None,
+    allow: Sequence[str] = (),
+    ask_rules: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    resume: str | None = None,
+    continue_latest: bool = False,
+    fork: bool = False,
+    extra_tools: Sequence[AnyTool] = (),
+    approve: ApproveFn | None = None,
+    ask: AskFn | None = None,
+    max_turns: int | None = None,
+    max_budget_usd: float | None = None,
+    append_system_prompt: str = "",
+    settings: Settings | None = None,
+) -> SessionSetup:
+    """Build a ready ``Agent`` over a new or resumed session. Raises ``SettingsError``,
+    ``CatalogError``/``UnknownModelError``, ``ProviderError`` (a missing key) or
+    ``SessionSetupError``; nothing is written before all of them have passed."""
+    cwd = cwd.resolve()
+    settings = settings if settings is not None else load_settings(cwd)
+    rules = load_rules(settings, allow=allow, ask=ask_rules, deny=deny)
+    try:
+        mode = parse_mode(permission_mode) if permission_mode else rules.default_mode
+    except ValueError as exc:
+        raise SessionSetupError(str(exc)) from exc
+    store = SessionStore(cwd)
+    previous: Session | None = None
+    if resume is not None:
+        previous = store.open(resume)
+    elif continue_latest:
+        previous = store.latest()
+        if previous is None:
+            raise SessionSetupError(f"no earlier session in {cwd} to continue")
+    ref = model or (previous.model() if previous is not None else None)
+    ref = ref or default_model_ref(settings)
+    catalog = load_catalog(settings)
+    target = target_for(ref, settings=settings, catalog=catalog)
+    if previous is not None and fork:
+        session = store.fork(previous)
+        previous.close()
+    elif previous is not None:
+        session = previous
+    else:
+        session = store.create(model=ref)
+    history: list[pt.Message] = session.history() if previous is not None else []
+    state = ToolState()
+    if previous is not None:
+        state.todos = list(session.todos())
+    tools = [*builtin_tools(), *extra_tools]
+    names = [tool.name for tool in tools]
+    system = system_prompt(cwd=cwd, tools=names, git=git_summary(cwd), append=append_system_prompt)
+    undo = Undo(cwd, session.id)
+    agent = Agent(
+        target=target,
+        tools=tools,
+        cwd=cwd,
+        gate=PermissionGate(rules, mode, cwd),
+        system=system,
+        transcript=session,
+        undo=undo if undo.available else None,
+        approve=approve,
+        ask=ask,
+        max_turns=max_turns,
+        max_budget_usd=max_budget_usd,
+        history=history,
+        state=state,
+    )
+    return SessionSetup(
+        agent=agent,
+        session=session,
+        settings=settings,
+        mode=mode,
+        model_ref=ref,
+        resumed=previous is not None,
+    )
+
+
+__all__ = ["BUILTIN_TOOLS", "SessionSetup", "SessionSetupError", "builtin_tools", "create_session"]
