@@ -147,3 +147,25 @@ def test_a_file_with_nothing_to_import_is_refused(tmp_path: Path, data: Path) ->
     path.write_text('{"type":"session","version":3,"id":"x","timestamp":"t","cwd":"/"}\n')
     with pytest.raises(SessionError, match="no messages"):
         import_session(path, cwd=tmp_path, data_dir=data)
+
+
+def test_claude_code_message_left_empty_is_dropped_and_its_children_reattached(
+    tmp_path: Path, data: Path
+) -> None:
+    lines = [
+        '{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"t1",'
+        '"message":{"role":"user","content":"search it"}}',
+        '{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"t2",'
+        '"message":{"id":"m1","role":"assistant","model":"claude-x","content":'
+        '[{"type":"server_tool_use","id":"srv","name":"web_search","input":{}}]}}',
+        '{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s","timestamp":"t3",'
+        '"message":{"role":"user","content":"well?"}}',
+    ]
+    path = tmp_path / "cc.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    report = import_session(path, cwd=tmp_path, data_dir=data)
+    assert "1 empty assistant messages" in report.dropped
+    tree = read_transcript(report.path).tree
+    assert texts(tree.history()) == ["user:search it", "user:well?"]
+    second = tree.get("u2")
+    assert second is not None and second.parent_id == "u1"

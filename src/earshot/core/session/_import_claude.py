@@ -138,6 +138,10 @@ class _Converter:
         self.draft = None
         parent = self.pending_parent
         model = line.message.model if line.message else None
+        if not parts:
+            self.out.dropped["empty assistant messages"] += 1
+            self.build.alias(entry_id, parent)  # its lines' children attach to its parent
+            return
         self.build.add(
             entry_id,
             parent,

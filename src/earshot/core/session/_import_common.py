@@ -88,9 +88,17 @@ class Builder:
     def parent(self, foreign: str | None) -> str | None:
         if foreign is None:
             return None
-        if foreign in self._alias:
-            return self._alias[foreign]
-        return self.last
+        if foreign not in self._alias:
+            return self.last
+        found = self._alias[foreign]
+        seen = {foreign}
+        # An alias may name an entry that was itself dropped (and aliased) later on.
+        while found is not None and found not in self._ids and found in self._alias:
+            if found in seen:
+                return self.last
+            seen.add(found)
+            found = self._alias[found]
+        return found
 
     def resolve(self, foreign: str | None) -> str | None:
         """The entry standing for a foreign id, None when there is none."""
