@@ -231,7 +231,24 @@ def _fail(message: str, code: int = USAGE_ERROR) -> int:
     return code
 
 
+def _stdin_prompt(args: list[str]) -> list[str]:
+    """``-p -`` (prompt from stdin) as ``--print=-``: a bare ``-`` would read as an option."""
+    out: list[str] = []
+    skip = False
+    for i, token in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if token in ("-p", "--print") and i + 1 < len(args) and args[i + 1] == "-":
+            out.append("--print=-")
+            skip = True
+        else:
+            out.append(token)
+    return out
+
+
 def run(args: list[str]) -> int:
+    args = _stdin_prompt(args)
     app = build_app()
     try:
         result = app(args, exit_on_error=False, print_error=False)
