@@ -196,3 +196,84 @@ def test_sigint_mid_stream_exits_130_with_a_result(fake_provider: FakeProvider, 
     result = records(out)[-1]
     assert result["type"] == "result"
     assert result["stop_reason"] == "aborted"
+
+
+def test_undo_restores_what_a_headless_turn_changed(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    command = "rm notes.txt && echo new > made.txt"
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("b1", "bash", {"command": command})]),
+        anthropic.text_turn("cleaned up"),
+    )
+    done = earshot(fake_provider, repo, "-p", "clean", "--permission-mode", "yolo")
+    assert done.returncode == 0, done.stderr
+    assert not (repo / "notes.txt").exists()
+    assert (repo / "made.txt").exists()
+    listed = subprocess.run(
+        [sys.executable, "-m", "earshot", "undo", "--list"],
+        cwd=repo,
+        env=_env(fake_provider),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert "rm notes.txt" in listed.stdout, listed.stdout + listed.stderr
+    undone = subprocess.run(
+        [sys.executable, "-m", "earshot", "undo", "--yes"],
+        cwd=repo,
+        env=_env(fake_provider),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert undone.returncode == 0, undone.stderr
+    assert (repo / "notes.txt").read_text() == "alpha\nbeta\n"
+    assert not (repo / "made.txt").exists()
+
+
+@pytest.mark.parametrize("moment", ["mid-answer", "mid-tool"])
+def test_kill_9_then_continue_loses_nothing(
+    fake_provider: FakeProvider, repo: Path, moment: str
+) -> None:
+    import dataclasses
+
+    if moment == "mid-answer":
+        first = dataclasses.replace(anthropic.text_turn("a b c d e f", chunks=6), delay=0.5)
+        fake_provider.script(first)
+    else:
+        fake_provider.script(
+            anthropic.tool_calls_turn([ToolCallSpec("b1", "bash", {"command": "sleep 30"})])
+        )
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "earshot",
+            "--model",
+            MODEL,
+            "-p",
+            "remember kumquat",
+            "--permission-mode",
+            "yolo",
+        ],
+        cwd=repo,
+        env=_env(fake_provider),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not fake_provider.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
+    process.kill()
+    process.wait(timeout=30)
+    fake_provider.script(anthropic.text_turn("resumed fine"))
+    done = earshot(fake_provider, repo, "-p", "what word?", "--continue")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "resumed fine\n"
+    sent = fake_provider.requests[-1].json()
+    assert "kumquat" in json.dumps(sent["messages"])
+    fake_provider.assert_protocol_invariants()

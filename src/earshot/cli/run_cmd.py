@@ -101,6 +101,8 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
         append_system_prompt=options.append_system_prompt,
     )
     agent = setup.agent
+    for warning in setup.warnings:
+        sys.stderr.write(f"earshot: warning: {warning}\n")
     renderer = HeadlessRenderer(fmt, sys.stdout, sys.stderr, verbose=options.verbose)
     renderer.init(
         InitInfo(

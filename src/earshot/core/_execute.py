@@ -56,7 +56,7 @@ class Gate(Protocol):
 
 
 class Snapshotter(Protocol):
-    async def snapshot(self) -> str | None: ...
+    async def snapshot(self, label: str = "") -> str | None: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -213,8 +213,9 @@ class ToolBatch:
                 yield event
             if not self.snapshot_taken and self.undo is not None:
                 self.snapshot_taken = True
+                label = _title(call, request)
                 try:
-                    await self.undo.snapshot()
+                    await self.undo.snapshot(label[:200])
                 except Exception as exc:  # undo must never cost the user their turn
                     yield Notice(level="warning", message=f"undo snapshot failed: {exc}")
             await self._run_group([(slot, prepared)])

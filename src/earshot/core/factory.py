@@ -44,6 +44,21 @@ BUILTIN_TOOLS = (
 )
 
 
+class UndoRecorder:
+    """Takes a snapshot before a mutating batch and records its ref in the transcript, so
+    the session that took it is the one that can restore it."""
+
+    def __init__(self, undo: Undo, session: Session) -> None:
+        self.undo = undo
+        self.session = session
+
+    async def snapshot(self, label: str = "") -> str | None:
+        ref = await self.undo.snapshot(label)
+        if ref is not None:
+            await self.session.append_snapshot_ref(ref)
+        return ref
+
+
 class SessionSetupError(Exception):
     """The session cannot start as asked; the message names what to fix."""
 
@@ -65,6 +80,7 @@ class SessionSetup:
     mode: Mode
     model_ref: str
     resumed: bool
+    warnings: list[str]
 
 
 def create_session(
@@ -97,27 +113,28 @@ def create_session(
     except ValueError as exc:
         raise SessionSetupError(str(exc)) from exc
     store = SessionStore(cwd)
-    previous: Session | None = None
-    if resume is not None:
-        previous = store.open(resume)
-    elif continue_latest:
-        previous = store.latest()
-        if previous is None:
+    source: str | None = resume
+    if source is None and continue_latest:
+        source = store.latest_id()
+        if source is None:
             raise SessionSetupError(f"no earlier session in {cwd} to continue")
-    ref = model or (previous.model() if previous is not None else None)
+    earlier = store.load(source) if source is not None else None
+    ref = model or ((earlier.tree.model() or earlier.header.model) if earlier else None)
     ref = ref or default_model_ref(settings)
     catalog = load_catalog(settings)
     target = target_for(ref, settings=settings, catalog=catalog)
-    if previous is not None and fork:
-        session = store.fork(previous)
-        previous.close()
-    elif previous is not None:
-        session = previous
+    # Everything that can fail has passed: only now is anything opened or written. A fork
+    # reads the earlier session without its lock, so another process may still be writing.
+    if earlier is not None and fork:
+        session = store.fork(earlier)
+    elif source is not None:
+        session = store.open(source)
     else:
         session = store.create(model=ref)
-    history: list[pt.Message] = session.history() if previous is not None else []
+    resumed = source is not None
+    history: list[pt.Message] = session.history() if resumed else []
     state = ToolState()
-    if previous is not None:
+    if resumed:
         state.todos = list(session.todos())
     tools = [*builtin_tools(), *extra_tools]
     names = [tool.name for tool in tools]
@@ -130,7 +147,7 @@ def create_session(
         gate=PermissionGate(rules, mode, cwd),
         system=system,
         transcript=session,
-        undo=undo if undo.available else None,
+        undo=UndoRecorder(undo, session) if undo.available else None,
         approve=approve,
         ask=ask,
         max_turns=max_turns,
@@ -144,8 +161,16 @@ def create_session(
         settings=settings,
         mode=mode,
         model_ref=ref,
-        resumed=previous is not None,
+        resumed=resumed,
+        warnings=list(session.warnings()) if resumed else [],
     )
 
 
-__all__ = ["BUILTIN_TOOLS", "SessionSetup", "SessionSetupError", "builtin_tools", "create_session"]
+__all__ = [
+    "BUILTIN_TOOLS",
+    "SessionSetup",
+    "SessionSetupError",
+    "UndoRecorder",
+    "builtin_tools",
+    "create_session",
+]
