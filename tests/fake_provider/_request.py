@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from earshot.providers.types import JSONValue
 
@@ -18,6 +18,8 @@ class RecordedRequest:
     query: dict[str, str]
     headers: dict[str, str]
     body: bytes
+    received_at: float = field(default=0.0, compare=False)
+    """``time.perf_counter()`` in the server's process when the body had arrived."""
 
     def json(self) -> dict[str, JSONValue]:
         """The body parsed as a JSON object; raises ``AssertionError`` if it is not one."""

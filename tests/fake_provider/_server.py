@@ -21,6 +21,7 @@ import contextlib
 import socket
 import sys
 import threading
+import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -45,6 +46,8 @@ class FakeProvider:
         self._lock = threading.Lock()
         self._queue: deque[Reply] = deque()
         self.requests: list[RecordedRequest] = []
+        self.replied_at: list[float] = []
+        """``time.perf_counter()`` when each reply was completely sent, in order."""
         self._server = _Server(self, port)
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(
@@ -192,6 +195,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self) -> None:
         try:
             body = self._read_body()
+            received = time.perf_counter()
             url = urlsplit(self.path)
             request = RecordedRequest(
                 method=self.command,
@@ -199,6 +203,7 @@ class _Handler(BaseHTTPRequestHandler):
                 query=dict(parse_qsl(url.query, keep_blank_values=True)),
                 headers={name.lower(): value for name, value in self.headers.items()},
                 body=body,
+                received_at=received,
             )
             reply = self.server.provider._take(request)
             if reply is None:
@@ -207,6 +212,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_raw(reply)
             else:
                 self._send_sse(reply)
+            self.wfile.flush()
+            self.server.provider.replied_at.append(time.perf_counter())
         except OSError:
             self.close_connection = True
 
