@@ -21,6 +21,7 @@ Contracts:
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Generic, TypeVar
 
@@ -82,6 +83,15 @@ async def _race(fn: Callable[[], Awaitable[T]], abort: anyio.Event | None) -> _O
     return outcome
 
 
+_PROXY_VARS = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
+
+
+def _needs_tls(url: str) -> bool:
+    """Whether the client needs a certificate store: an https URL, or any proxy (whose own
+    hop may be https)."""
+    return not url.startswith("http://") or any(os.environ.get(v) for v in _PROXY_VARS)
+
+
 def _aborted() -> Finish:
     return Finish(reason="aborted", message=Message(role="assistant", parts=[]), usage=Usage())
 
@@ -114,7 +124,7 @@ async def stream(
     except ProviderError as exc:
         yield exc.to_event()
         return
-    http = client or shared_client()
+    http = client or shared_client(tls=_needs_tls(call.url))
     headers = {
         "content-type": "application/json",
         "accept": "text/event-stream",
