@@ -123,6 +123,8 @@ CORPUS: list[tuple[str, str, str]] = [
     ("env GIT_EXTERNAL_DIFF=/tmp/x git diff", "ask", "env assignment"),
     ("export PATH=/tmp/evil:$PATH; git status", "ask", "export before an allowed command"),
     ("./git log", "ask", "local program named like an allowed one"),
+    ("./bash -c 'git log'", "ask", "local program named like a shell"),
+    ("/tmp/x/timeout 5 git log", "ask", "local program named like a wrapper"),
     ("/tmp/evil/git log", "ask", "program in another directory"),
     ("git -c core.pager='rm -rf ~' log", "ask", "git -c before the subcommand"),
     ("git logs", "ask", "prefix without a word boundary"),

@@ -249,6 +249,11 @@ def test_a_pattern_that_is_not_one_simple_command_is_refused(pattern: str) -> No
         canonical_pattern(pattern)
 
 
+def test_nesting_past_the_interpreter_stack_is_unreadable_not_a_crash() -> None:
+    parsed = parse_line("echo " + "$(" * 2000 + "rm x" + ")" * 2000)
+    assert "the command nests too deeply to check" in parsed.problems
+
+
 def test_parse_line_never_raises_on_odd_input() -> None:
     for line in ["", "   ", "\x00", "\udcff", ")))", "'''", "$(" * 50, "a" * 10000, "\\"]:
         parse_line(line)

@@ -1,33 +1,34 @@
 """Rules and how one matches: the hot path of the permission gate.
 
-Plain synchronous code over strings and compiled regular expressions (no msgspec Structs,
-no generators, no tree-sitter), so mypyc can compile this module unchanged.
+Plain synchronous code over strings (no regular expressions, no msgspec Structs, no
+generators, no tree-sitter), so mypyc can compile this module unchanged. The matchers never
+backtrack more than once per wildcard: a model-written command cannot make a rule check
+slow, however many ``*`` a user's pattern has.
 
 ::
 
-    Rule                 one rule: its list (allow|ask|deny), tool, kind, origin, matcher
+    Rule                 one rule: its list (allow|ask|deny), tool, kind, origin, pattern
       kind "tool"        the whole tool: ``Bash``, ``Edit``, ``Bash(*)``, ``WebFetch``
-      kind "command"     ``Bash(npm run *)``: a regex over a command's canonical text
-      kind "path"        ``Read(~/.ssh/**)``: a regex over an absolute path; a glob that is
-                         relative to the working directory is kept in ``relative`` and
-                         compiled (once per directory) when it is matched
-      kind "domain"      ``WebFetch(domain:*.example.com)``: a regex over a host name
+      kind "command"     ``Bash(npm run *)``: ``pattern`` is the canonical command pattern
+      kind "path"        ``Read(~/.ssh/**)``: ``globs`` are absolute globs (one per spelling
+                         of the place, through symlinks or not) or one name glob; a glob
+                         relative to the working directory is kept in ``relative``
+      kind "domain"      ``WebFetch(domain:*.example.com)``: ``pattern`` over a host name
       kind "mcp"         ``mcp__server__tool``, ``mcp__server__*``, ``mcp__server``
       kind "exact"       a session grant: exactly this command text, path, host or action
-    command_regex()      ``*`` matches any text; a trailing `` *`` also matches nothing, so
-                         ``git log *`` matches ``git log`` and ``git log -5``, never ``git logs``
-    path_regex()         gitignore-style: ``*`` and ``?`` within a segment, ``**`` across
-                         segments, ``[...]`` classes; a glob matches a path or any directory
-                         above it; a glob with no ``/`` matches a name at any depth
+    wildcard()           ``*`` matches any text
+    command_matches()    ... and a trailing `` *`` also matches nothing, so ``git log *``
+                         matches ``git log`` and ``git log -5``, never ``git logs``
+    glob_matches()       gitignore-style: ``*``, ``?`` and ``[...]`` within a name, ``**``
+                         across directories; a glob matches a path or anything below it; a
+                         glob with no ``/`` matches a name at any depth
 """
 
 from __future__ import annotations
 
 import posixpath
-import re
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 Action = Literal["allow", "ask", "deny"]
@@ -49,86 +50,142 @@ class Rule:
     kind: RuleKind
     scope: str
     source: str
-    regex: re.Pattern[str] | None = None
+    pattern: str = ""
+    globs: tuple[str, ...] = ()
     relative: str = ""
     exact: str = ""
 
 
-def command_regex(pattern: str) -> re.Pattern[str]:
-    """The regex for a canonical Bash pattern (see the module docstring)."""
-    trailing = pattern.endswith(" *")
-    body = pattern[:-2] if trailing else pattern
-    regex = ".*".join(re.escape(piece) for piece in body.split("*"))
-    if trailing:
-        regex += "(?: .*)?"
-    return re.compile(regex, re.DOTALL)
+def wildcard(pattern: str, text: str) -> bool:
+    """``*`` in ``pattern`` matches any text (also ``/`` and newlines); nothing else is
+    special. Linear in ``text`` for each literal piece: no backtracking blow-up."""
+    pieces = pattern.split("*")
+    if len(pieces) == 1:
+        return text == pattern
+    first = pieces[0]
+    last = pieces[-1]
+    if len(text) < len(first) + len(last):
+        return False
+    if not text.startswith(first) or not text.endswith(last):
+        return False
+    position = len(first)
+    end = len(text) - len(last)
+    for piece in pieces[1:-1]:
+        found = text.find(piece, position, end)
+        if found < 0:
+            return False
+        position = found + len(piece)
+    return True
 
 
-def _segment(glob: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(glob):
-        char = glob[i]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = glob.find("]", i + 2)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                inner = glob[i + 1 : end]
-                if inner.startswith("!"):
-                    inner = "^" + inner[1:]
-                out.append("[" + inner.replace("\\", "\\\\") + "]")
-                i = end
-        else:
-            out.append(re.escape(char))
+def command_matches(pattern: str, text: str) -> bool:
+    if pattern.endswith(" *") and wildcard(pattern[:-2], text):
+        return True
+    return wildcard(pattern, text)
+
+
+def _class_width(glob: str, start: int) -> int:
+    """The length of the ``[...]`` class at ``start``, or 0 when it is not one."""
+    i = start + 1
+    if i < len(glob) and glob[i] in "!^":
         i += 1
-    return "".join(out)
+    if i < len(glob) and glob[i] == "]":
+        i += 1
+    close = glob.find("]", i)
+    return 0 if close < 0 else close - start + 1
 
 
-def _glob_source(glob: str) -> str:
-    if "/" not in glob:
-        return "(?:.*/)?" + _segment(glob) + "(?:/.*)?"
-    segments = glob.split("/")
-    parts: list[str] = []
-    for index, segment in enumerate(segments):
-        last = index == len(segments) - 1
-        if segment == "**":
-            parts.append(".*" if last else "(?:.*/)?")
+def _in_class(body: str, char: str) -> bool:
+    negate = body[:1] in ("!", "^")
+    if negate:
+        body = body[1:]
+    found = False
+    i = 0
+    while i < len(body):
+        if i + 2 < len(body) and body[i + 1] == "-":
+            found = found or body[i] <= char <= body[i + 2]
+            i += 3
         else:
-            parts.append(_segment(segment) + ("" if last else "/"))
-    return "".join(parts) + "(?:/.*)?"
+            found = found or body[i] == char
+            i += 1
+    return found != negate
 
 
-def path_regex(*globs: str) -> re.Pattern[str]:
-    """The regex matching any of ``globs``: absolute globs (``/...``) or name globs (no
-    ``/``). Several spellings of one place (through a symlink and not) give one regex."""
-    flags = re.DOTALL | (re.IGNORECASE if CASE_INSENSITIVE_PATHS else 0)
-    sources = [_glob_source(glob) for glob in dict.fromkeys(globs)]
-    return re.compile("|".join("(?:" + source + ")" for source in sources), flags)
+def _one(glob: str, p: int, char: str) -> int:
+    """How much of ``glob`` at ``p`` one ``char`` consumes, or 0 when it does not match."""
+    token = glob[p]
+    if token == "?":
+        return 1
+    if token == "[":
+        width = _class_width(glob, p)
+        if width:
+            return width if _in_class(glob[p + 1 : p + width - 1], char) else 0
+    return 1 if token == char else 0
 
 
-@lru_cache(maxsize=512)
-def _relative_regex(relative: str, cwd: str, real_cwd: str) -> re.Pattern[str]:
-    return path_regex(
-        posixpath.normpath(posixpath.join(cwd, relative)),
-        posixpath.normpath(posixpath.join(real_cwd, relative)),
-    )
+def name_matches(glob: str, name: str) -> bool:
+    """One path segment against a segment glob: ``*``, ``?``, ``[...]``."""
+    p = 0
+    n = 0
+    star = -1
+    mark = 0
+    while n < len(name):
+        if p < len(glob):
+            if glob[p] == "*":
+                star = p
+                mark = n
+                p += 1
+                continue
+            width = _one(glob, p, name[n])
+            if width:
+                p += width
+                n += 1
+                continue
+        if star < 0:
+            return False
+        p = star + 1
+        mark += 1
+        n = mark
+    while p < len(glob) and glob[p] == "*":
+        p += 1
+    return p == len(glob)
 
 
-def domain_regex(pattern: str) -> re.Pattern[str]:
-    regex = ".*".join(re.escape(piece) for piece in pattern.lower().split("*"))
-    return re.compile(regex, re.DOTALL)
-
-
-def tool_regex(pattern: str) -> re.Pattern[str]:
-    """``mcp__server__tool`` exactly, ``*`` as any text, ``mcp__server`` as all its tools."""
-    if pattern.count("__") == 1:
-        pattern += "__*"
-    return re.compile(".*".join(re.escape(piece) for piece in pattern.split("*")), re.DOTALL)
+def glob_matches(glob: str, path: str) -> bool:
+    """Whether ``glob`` (absolute, or a name glob with no ``/``) covers the absolute,
+    normalised POSIX ``path`` or a directory above it."""
+    if CASE_INSENSITIVE_PATHS:
+        glob = glob.lower()
+        path = path.lower()
+    parts = path.split("/")
+    if "/" not in glob:
+        return any(name_matches(glob, part) for part in parts)
+    globs = glob.split("/")
+    if globs[-1] != "**":
+        globs.append("**")  # and everything below it
+    g = 0
+    s = 0
+    star = -1
+    mark = 0
+    while s < len(parts):
+        if g < len(globs):
+            if globs[g] == "**":
+                star = g
+                mark = s
+                g += 1
+                continue
+            if name_matches(globs[g], parts[s]):
+                g += 1
+                s += 1
+                continue
+        if star < 0:
+            return False
+        g = star + 1
+        mark += 1
+        s = mark
+    while g < len(globs) and globs[g] == "**":
+        g += 1
+    return g == len(globs)
 
 
 def matches_command(rule: Rule, texts: tuple[str, ...], readable: bool) -> bool:
@@ -147,8 +204,13 @@ def matches_path(rule: Rule, path: str, cwd: str, real_cwd: str) -> bool:
         return rule.exact == path
     if kind != "path":
         return False
-    regex = rule.regex if rule.relative == "" else _relative_regex(rule.relative, cwd, real_cwd)
-    return regex is not None and regex.fullmatch(path) is not None
+    globs = rule.globs
+    if rule.relative:
+        globs = (
+            posixpath.normpath(posixpath.join(cwd, rule.relative)),
+            posixpath.normpath(posixpath.join(real_cwd, rule.relative)),
+        )
+    return any(glob_matches(glob, path) for glob in globs)
 
 
 def matches_domain(rule: Rule, host: str | None) -> bool:
@@ -160,7 +222,7 @@ def matches_domain(rule: Rule, host: str | None) -> bool:
     host = host.lower().rstrip(".")
     if kind == "exact":
         return rule.exact == host
-    return kind == "domain" and rule.regex is not None and rule.regex.fullmatch(host) is not None
+    return kind == "domain" and wildcard(rule.pattern, host)
 
 
 def matches_tool(rule: Rule, name: str, subject: str) -> bool:
@@ -171,7 +233,7 @@ def matches_tool(rule: Rule, name: str, subject: str) -> bool:
         return True
     if kind == "exact":
         return rule.exact == subject
-    return kind == "mcp" and rule.regex is not None and rule.regex.fullmatch(name) is not None
+    return kind == "mcp" and wildcard(rule.pattern, name)
 
 
 def first_command_match(
@@ -187,11 +249,10 @@ def first_command_match(
             if readable and rule.exact == texts[0]:
                 return rule
             continue
-        regex = rule.regex
-        if kind != "command" or regex is None:
+        if kind != "command":
             continue
         for text in texts:
-            if regex.fullmatch(text) is not None:
+            if command_matches(rule.pattern, text):
                 return rule
     return None
 
@@ -212,14 +273,14 @@ __all__ = [
     "Action",
     "Rule",
     "RuleKind",
-    "command_regex",
-    "domain_regex",
+    "command_matches",
     "first_command_match",
     "first_path_match",
+    "glob_matches",
     "matches_command",
     "matches_domain",
     "matches_path",
     "matches_tool",
-    "path_regex",
-    "tool_regex",
+    "name_matches",
+    "wildcard",
 ]

@@ -123,7 +123,8 @@ def parse_rule(
             raise ValueError(
                 "an MCP rule is mcp__server, mcp__server__tool or mcp__server__* with no specifier"
             )
-        return make(MCP, "mcp", regex=m.tool_regex(tool))
+        server_wide = tool.count("__") == 1
+        return make(MCP, "mcp", pattern=tool + "__*" if server_wide else tool)
     if tool not in FAMILIES:
         known = ", ".join([*FAMILIES, "mcp__server__tool"])
         raise ValueError(f"unknown tool {tool!r}; rules name one of {known}")
@@ -139,7 +140,7 @@ def parse_rule(
         host = spec[len("domain:") :].strip()
         if _HOST.fullmatch(host) is None:
             raise ValueError(f"{host!r} is not a host name such as example.com or *.example.com")
-        return make(tool, "domain", regex=m.domain_regex(host.rstrip(".")))
+        return make(tool, "domain", pattern=host.lower().rstrip("."))
     return _path_rule(make, tool, spec.strip(), base)
 
 
@@ -151,10 +152,24 @@ class _RuleMaker:
     source: str
 
     def __call__(
-        self, tool: str, kind: m.RuleKind, *, regex: re.Pattern[str] | None = None, rel: str = ""
+        self,
+        tool: str,
+        kind: m.RuleKind,
+        *,
+        pattern: str = "",
+        globs: tuple[str, ...] = (),
+        rel: str = "",
     ) -> m.Rule:
         return m.Rule(
-            self.text, self.action, tool, kind, self.scope, self.source, regex=regex, relative=rel
+            self.text,
+            self.action,
+            tool,
+            kind,
+            self.scope,
+            self.source,
+            pattern=pattern,
+            globs=globs,
+            relative=rel,
         )
 
 
@@ -166,7 +181,7 @@ def _bash_rule(make: _RuleMaker, spec: str) -> m.Rule:
         spec = spec[:-2].rstrip() + " *"
     if ":*" in spec:
         raise ValueError("the legacy ':*' may only end a pattern, as in Bash(npm run:*)")
-    return make("Bash", "command", regex=m.command_regex(canonical_pattern(spec)))
+    return make("Bash", "command", pattern=canonical_pattern(spec))
 
 
 def _path_rule(make: _RuleMaker, tool: str, glob: str, base: Path | None) -> m.Rule:
@@ -180,13 +195,13 @@ def _path_rule(make: _RuleMaker, tool: str, glob: str, base: Path | None) -> m.R
         glob = glob[1:]
     glob = glob.rstrip("/") or "/"
     if glob.startswith("/"):
-        return make(tool, "path", regex=m.path_regex(*_spellings(posixpath.normpath(glob))))
+        return make(tool, "path", globs=_spellings(posixpath.normpath(glob)))
     if "/" not in glob:
-        return make(tool, "path", regex=m.path_regex(glob))
+        return make(tool, "path", globs=(glob,))
     if base is None:
         return make(tool, "path", rel=posixpath.normpath(glob))
     anchored = posixpath.normpath(posixpath.join(base.as_posix(), glob))
-    return make(tool, "path", regex=m.path_regex(*_spellings(anchored)))
+    return make(tool, "path", globs=_spellings(anchored))
 
 
 def _spellings(glob: str) -> tuple[str, ...]:

@@ -107,7 +107,10 @@ _PARSER = Parser(Language(tree_sitter_bash.language()))
 def parse_line(source: str) -> ParsedLine:
     """Every command and write of ``source``; never raises for any input."""
     out = _Out()
-    _parse_into(source, 0, out)
+    try:
+        _parse_into(source, 0, out)
+    except RecursionError:
+        out.problems.append("the command nests too deeply to check")
     return ParsedLine(tuple(out.commands), tuple(out.writes), tuple(out.problems), out.changes_dir)
 
 
@@ -209,7 +212,10 @@ def canonical_pattern(pattern: str) -> str:
             "or unbalanced quotes (write one rule per command)"
         )
     scratch = _Out()
-    argv, assignments = _command_words(statements[0], 0, scratch)
+    try:
+        argv, assignments = _command_words(statements[0], 0, scratch)
+    except RecursionError:
+        raise ValueError("the pattern nests too deeply") from None
     if not argv:
         raise ValueError("a Bash pattern must name a command")
     _emit(argv, assignments, "", scratch)
@@ -253,7 +259,9 @@ def _expand(argv: list[Word], assignments: list[str], depth: int, out: _Out) -> 
         why = "its program name is computed when it runs"
         _emit(argv, assignments, why, out)
         return
-    program = name.value.rsplit("/", 1)[-1]
+    directory, _, program = name.value.rpartition("/")
+    # ./bash is whatever that file is: what it runs is checked, and so is the file itself
+    foreign = "/" in name.value and (directory or "/") not in SYSTEM_BIN_DIRS
     if program in _DIR_CHANGERS:
         out.changes_dir = True
     inner = _wrappers.unwrap(program, argv[1:])
@@ -264,7 +272,7 @@ def _expand(argv: list[Word], assignments: list[str], depth: int, out: _Out) -> 
     if inner.problem:
         _emit(argv, assignments, inner.problem, out)
         return
-    if inner.keep or assignments:
+    if inner.keep or assignments or foreign:
         _emit(argv, assignments, "", out)
     if inner.script is not None:
         if inner.script.literal:
