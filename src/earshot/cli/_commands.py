@@ -3,6 +3,8 @@ top-level ``--help`` fast path (which must not import cyclopts' help renderer, r
 
 from __future__ import annotations
 
+from earshot.cli._flags import flags_help
+
 SUMMARY = "earshot: a provider-agnostic terminal coding agent."
 
 COMMANDS: dict[str, str] = {
@@ -26,17 +28,6 @@ PERMISSIONS_COMMANDS: dict[str, str] = {
     "list": "Print the effective rules with the files they come from.",
 }
 
-HEADLESS_OPTIONS: dict[str, str] = {
-    "-p, --print PROMPT": "Run one turn without the TUI (PROMPT '-' reads stdin).",
-    "-m, --model PROVIDER/MODEL": "The model (default: settings, else a provider with a key).",
-    "--output-format FORMAT": "text, json or stream-json (earshot.v1; json@v1 also accepted).",
-    "--permission-mode MODE": "plan, ask, accept-edits, auto or yolo.",
-    "--allow/--ask/--deny RULE": "Add a permission rule for this run, e.g. 'Bash(npm test)'.",
-    "--max-turns N": "Stop after N model calls.",
-    "--max-budget-usd USD": "Stop before a call once the session cost reaches USD.",
-    "--image PATH_OR_URL": "Attach an image (repeatable).",
-    "-c, --continue / -r, --resume ID": "Continue the latest session here, or resume one.",
-}
 
 AUTH_COMMANDS: dict[str, str] = {
     "login": "Store an API key for a provider (prompted without echo, or read from stdin).",
@@ -56,7 +47,7 @@ def top_level_help() -> str:
         *(f"  {name.ljust(width)}{text}" for name, text in COMMANDS.items()),
         "",
         "Headless:",
-        *(f"  {flag}\n      {text}" for flag, text in HEADLESS_OPTIONS.items()),
+        *flags_help(),
         "",
         "Options:",
         f"  {'--help, -h'.ljust(width + 4)}Show this message and exit.",

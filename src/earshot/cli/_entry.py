@@ -2,7 +2,8 @@
 
 ``--version`` and the top-level ``--help`` are answered before anything heavy is imported
 (cyclopts, httpx, rich, the catalog): they are what people and scripts run most often to
-check an install, and they must feel instant.
+check an install, and they must feel instant. Subcommands go to the cyclopts app; anything
+else is the top-level command line (``earshot -p ...``), parsed by ``_flags``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(top_level_help())
         return 0
-    from earshot.cli.app import run
+    from earshot.cli._commands import COMMANDS
 
-    return run(args)
+    if args[0] in COMMANDS:
+        from earshot.cli.app import run
+
+        return run(args)
+    from earshot.cli.run_cmd import main as headless
+
+    return headless(args)

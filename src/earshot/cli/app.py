@@ -1,13 +1,8 @@
-"""The cyclopts application: wiring and exit statuses. Commands live in their own modules.
-
-Exit statuses: 0 success; 1 a command failed at run time; 2 a usage or configuration error
-(unknown command, provider or model, bad flag, malformed settings or auth file), always with
-a message on stderr that names what to fix.
-"""
+"""The cyclopts application for the subcommands; their bodies live in their own modules.
+Exit statuses are ``_errors``'s; the top-level headless flags are ``_flags``'s."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -22,16 +17,7 @@ from earshot.cli._commands import (
     SESSIONS_COMMANDS,
     SUMMARY,
 )
-from earshot.core.settings import SettingsError
-from earshot.providers.catalog import CatalogError
-from earshot.providers.errors import ProviderError
-from earshot.providers.jsonfile import JSONFileError
-
-USAGE_ERROR = 2
-
-
-class UsageError(Exception):
-    """A mistake in what the user asked for; the message says what to do instead."""
+from earshot.cli._errors import UsageError, guarded
 
 
 def build_app() -> App:
@@ -103,63 +89,12 @@ def build_app() -> App:
 
         return do_status(as_json=json)
 
-    _add_headless(app)
     _add_permissions(app)
     _add_sessions(app)
     return app
 
 
-Flag = Annotated[bool, Parameter(negative=())]
-
-
-def _add_headless(app: App) -> None:
-    @app.default
-    def main(
-        *,
-        print_: Annotated[str | None, Parameter(name=["--print", "-p"])] = None,
-        model: Annotated[str | None, Parameter(name=["--model", "-m"])] = None,
-        output_format: str = "text",
-        permission_mode: str | None = None,
-        max_turns: int | None = None,
-        max_budget_usd: float | None = None,
-        image: list[str] | None = None,
-        cwd: Path | None = None,
-        append_system_prompt: str = "",
-        verbose: Flag = False,
-        allow: list[str] | None = None,
-        ask: list[str] | None = None,
-        deny: list[str] | None = None,
-        continue_: Annotated[bool, Parameter(name=["--continue", "-c"], negative=())] = False,
-        resume: Annotated[str | None, Parameter(name=["--resume", "-r"])] = None,
-        fork_session: Flag = False,
-    ) -> int:
-        """Run earshot. With -p, one headless turn; see `earshot --help`."""
-        from earshot.cli.run_cmd import HeadlessOptions, read_prompt, run_headless
-
-        if print_ is None and sys.stdin.isatty():
-            raise UsageError(
-                "the interactive terminal UI is not in this release yet; "
-                "run one turn with earshot -p PROMPT"
-            )
-        options = HeadlessOptions(
-            prompt=read_prompt(print_),
-            output_format=output_format,
-            model=model,
-            permission_mode=permission_mode,
-            max_turns=max_turns,
-            max_budget_usd=max_budget_usd,
-            images=tuple(image or ()),
-            cwd=cwd,
-            append_system_prompt=append_system_prompt,
-            verbose=verbose,
-            allow=tuple(allow or ()),
-            ask=tuple(ask or ()),
-            deny=tuple(deny or ()),
-            continue_latest=continue_,
-            resume=resume,
-            fork_session=fork_session,
-        )
-        return run_headless(options)
+Switch = Annotated[bool, Parameter(negative=())]
 
 
 def _add_permissions(app: App) -> None:
@@ -167,13 +102,13 @@ def _add_permissions(app: App) -> None:
     app.command(permissions)
 
     @permissions.command(name="check", help=PERMISSIONS_COMMANDS["check"])
-    def check(request: str, *, mode: str | None = None, json: Flag = False) -> int:
+    def check(request: str, *, mode: str | None = None, json: Switch = False) -> int:
         from earshot.cli.permissions_cmd import check as do_check
 
         return do_check(request, mode=mode, as_json=json)
 
     @permissions.command(name="list", help=PERMISSIONS_COMMANDS["list"])
-    def list_rules(*, json: Flag = False) -> int:
+    def list_rules(*, json: Switch = False) -> int:
         from earshot.cli.permissions_cmd import list_rules as do_list
 
         return do_list(as_json=json)
@@ -184,7 +119,7 @@ def _add_sessions(app: App) -> None:
     app.command(sessions)
 
     @sessions.command(name="list", help=SESSIONS_COMMANDS["list"])
-    def list_sessions(*, all: Flag = False, json: Flag = False) -> int:
+    def list_sessions(*, all: Switch = False, json: Switch = False) -> int:
         from earshot.cli.sessions_cmd import list_sessions as do_list
 
         return do_list(all=all, as_json=json)
@@ -208,61 +143,21 @@ def _add_sessions(app: App) -> None:
         return import_session(path)
 
     @app.command(name="undo", help=COMMANDS["undo"])
-    def undo(*, session: str | None = None, list: Flag = False, yes: Flag = False) -> int:
+    def undo(*, session: str | None = None, list: Switch = False, yes: Switch = False) -> int:
         from earshot.cli.undo_cmd import undo as do_undo
 
         return do_undo(session=session, list_only=list, yes=yes)
 
 
-def _known_failure(exc: Exception) -> int | None:
-    """The exit status for a failure a person can fix, or None for a bug."""
-    from earshot.cli.run_cmd import HeadlessUsageError
-    from earshot.core.factory import SessionSetupError
-    from earshot.core.input import InputError
-    from earshot.core.session.transcript import SessionError
-    from earshot.core.targets import NoModelError
-
-    known = (HeadlessUsageError, SessionSetupError, InputError, SessionError, NoModelError)
-    return USAGE_ERROR if isinstance(exc, known) else None
-
-
-def _fail(message: str, code: int = USAGE_ERROR) -> int:
-    sys.stderr.write(f"earshot: {message}\n")
-    return code
-
-
-def _stdin_prompt(args: list[str]) -> list[str]:
-    """``-p -`` (prompt from stdin) as ``--print=-``: a bare ``-`` would read as an option."""
-    out: list[str] = []
-    skip = False
-    for i, token in enumerate(args):
-        if skip:
-            skip = False
-            continue
-        if token in ("-p", "--print") and i + 1 < len(args) and args[i + 1] == "-":
-            out.append("--print=-")
-            skip = True
-        else:
-            out.append(token)
-    return out
-
-
 def run(args: list[str]) -> int:
-    args = _stdin_prompt(args)
+    """Run a subcommand (``providers``, ``models``, ``auth``, ...)."""
     app = build_app()
-    try:
-        result = app(args, exit_on_error=False, print_error=False)
-    except cyclopts.CycloptsError as exc:
-        return _fail(f"{exc}\nRun `earshot --help` for usage.")
-    except (UsageError, SettingsError, JSONFileError, CatalogError) as exc:
-        return _fail(str(exc))
-    except ProviderError as exc:
-        return _fail(exc.message)
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        code = _known_failure(exc)
-        if code is None:
-            raise
-        return _fail(str(exc), code)
-    return result if isinstance(result, int) else 0
+
+    def call() -> int:
+        try:
+            result = app(args, exit_on_error=False, print_error=False)
+        except cyclopts.CycloptsError as exc:
+            raise UsageError(f"{exc}\nRun `earshot --help` for usage.") from exc
+        return result if isinstance(result, int) else 0
+
+    return guarded(call)

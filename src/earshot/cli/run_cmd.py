@@ -12,10 +12,12 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from earshot import __version__
+from earshot.cli._errors import guarded
+from earshot.cli._flags import parse_flags
 from earshot.cli.headless import (
     EXIT_INTERRUPTED,
     HeadlessRenderer,
@@ -52,7 +54,6 @@ class HeadlessOptions:
     continue_latest: bool = False
     resume: str | None = None
     fork_session: bool = False
-    extra: dict[str, str] = field(default_factory=dict)
 
 
 def read_prompt(prompt: str | None) -> str:
@@ -64,6 +65,52 @@ def read_prompt(prompt: str | None) -> str:
     if not text.strip():
         raise HeadlessUsageError("no prompt: pass -p PROMPT, or -p - to read it from stdin")
     return text
+
+
+def options_from(args: list[str]) -> HeadlessOptions:
+    """Options from the top-level command line (``_flags``), the prompt read."""
+    values = parse_flags(args)
+
+    def text(key: str) -> str | None:
+        value = values.get(key)
+        return value if isinstance(value, str) else None
+
+    def words(key: str) -> tuple[str, ...]:
+        value = values.get(key)
+        return tuple(value) if isinstance(value, list) else ()
+
+    prompt = text("prompt")
+    if prompt is None and sys.stdin.isatty():
+        raise HeadlessUsageError(
+            "the interactive terminal UI is not in this release yet; "
+            "run one turn with earshot -p PROMPT"
+        )
+    max_turns = values.get("max_turns")
+    budget = values.get("max_budget_usd")
+    cwd = text("cwd")
+    return HeadlessOptions(
+        prompt=read_prompt(prompt),
+        output_format=text("output_format") or "text",
+        model=text("model"),
+        permission_mode=text("permission_mode"),
+        max_turns=max_turns if isinstance(max_turns, int) else None,
+        max_budget_usd=float(budget) if isinstance(budget, int | float) else None,
+        images=words("images"),
+        cwd=Path(cwd) if cwd else None,
+        append_system_prompt=text("append_system_prompt") or "",
+        verbose=values.get("verbose") is True,
+        allow=words("allow"),
+        ask=words("ask"),
+        deny=words("deny"),
+        continue_latest=values.get("continue_latest") is True,
+        resume=text("resume"),
+        fork_session=values.get("fork_session") is True,
+    )
+
+
+def main(args: list[str]) -> int:
+    """``earshot [OPTIONS]``: the top-level command line."""
+    return guarded(lambda: run_headless(options_from(args)))
 
 
 def run_headless(options: HeadlessOptions) -> int:
@@ -153,4 +200,11 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     return exit_status(ended)
 
 
-__all__ = ["HeadlessOptions", "HeadlessUsageError", "read_prompt", "run_headless"]
+__all__ = [
+    "HeadlessOptions",
+    "HeadlessUsageError",
+    "main",
+    "options_from",
+    "read_prompt",
+    "run_headless",
+]

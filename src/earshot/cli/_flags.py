@@ -1,0 +1,157 @@
+"""The top-level flags (``earshot -p ...``): one table that both parses them and prints them
+in ``--help``.
+
+Headless runs are what scripts and CI start many times a day, so their command line is
+parsed here, without the cyclopts machinery (about 150 ms of imports and introspection)
+that the subcommands use. Each flag appears once, below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["str", "int", "float", "bool", "list"]
+
+
+@dataclass(frozen=True)
+class Flag:
+    names: tuple[str, ...]
+    dest: str
+    kind: Kind
+    metavar: str
+    help: str
+
+
+FLAGS: tuple[Flag, ...] = (
+    Flag(("-p", "--print"), "prompt", "str", "PROMPT", "Run one turn headless ('-' reads stdin)."),
+    Flag(
+        ("-m", "--model"),
+        "model",
+        "str",
+        "PROVIDER/MODEL",
+        "The model (default: settings, else a provider with a key).",
+    ),
+    Flag(
+        ("--output-format",),
+        "output_format",
+        "str",
+        "FORMAT",
+        "text, json or stream-json (earshot.v1; json@v1 also accepted).",
+    ),
+    Flag(
+        ("--permission-mode",),
+        "permission_mode",
+        "str",
+        "MODE",
+        "plan, ask, accept-edits, auto or yolo.",
+    ),
+    Flag(
+        ("--allow",), "allow", "list", "RULE", "Allow calls matching RULE, e.g. 'Bash(npm test)'."
+    ),
+    Flag(("--ask",), "ask", "list", "RULE", "Ask before calls matching RULE."),
+    Flag(("--deny",), "deny", "list", "RULE", "Refuse calls matching RULE."),
+    Flag(("--max-turns",), "max_turns", "int", "N", "Stop after N model calls."),
+    Flag(
+        ("--max-budget-usd",),
+        "max_budget_usd",
+        "float",
+        "USD",
+        "Stop before a call once the session cost reaches USD.",
+    ),
+    Flag(("--image",), "images", "list", "PATH_OR_URL", "Attach an image (repeatable)."),
+    Flag(("--cwd",), "cwd", "str", "DIR", "Work in DIR instead of the current directory."),
+    Flag(
+        ("--append-system-prompt",),
+        "append_system_prompt",
+        "str",
+        "TEXT",
+        "Add TEXT to the system prompt.",
+    ),
+    Flag(
+        ("-c", "--continue"),
+        "continue_latest",
+        "bool",
+        "",
+        "Continue the latest session of this directory.",
+    ),
+    Flag(("-r", "--resume"), "resume", "str", "ID", "Resume a session (an id prefix is enough)."),
+    Flag(
+        ("--fork-session",),
+        "fork_session",
+        "bool",
+        "",
+        "With --continue/--resume: branch into a new session.",
+    ),
+    Flag(("--verbose",), "verbose", "bool", "", "Describe tool calls and usage on stderr."),
+)
+
+_BY_NAME = {name: flag for flag in FLAGS for name in flag.names}
+
+FlagValue = str | int | float | bool | list[str]
+
+
+class FlagError(ValueError):
+    """A malformed command line; the message says what and how to fix it."""
+
+
+def parse_flags(args: list[str]) -> dict[str, FlagValue]:
+    """The values given, by ``dest``. Values may follow as the next word or after ``=``."""
+    values: dict[str, FlagValue] = {}
+    i = 0
+    while i < len(args):
+        token = args[i]
+        name, eq, inline = token.partition("=") if token.startswith("--") else (token, "", "")
+        flag = _BY_NAME.get(name)
+        if flag is None:
+            hint = " (options come before nothing else: earshot -p PROMPT [OPTIONS])"
+            what = "option" if token.startswith("-") and token != "-" else "argument"
+            raise FlagError(f"unknown {what} {token!r}{hint if what == 'argument' else ''}")
+        i += 1
+        if flag.kind == "bool":
+            if eq:
+                raise FlagError(f"{name} takes no value")
+            values[flag.dest] = True
+            continue
+        if eq:
+            raw = inline
+        elif i < len(args) and (not args[i].startswith("-") or args[i] == "-"):
+            raw = args[i]
+            i += 1
+        else:
+            raise FlagError(f"{name} needs a value ({flag.metavar})")
+        values[flag.dest] = _convert(flag, name, raw, values.get(flag.dest))
+    return values
+
+
+def _convert(flag: Flag, name: str, raw: str, previous: FlagValue | None) -> FlagValue:
+    if flag.kind == "int":
+        try:
+            number = int(raw)
+        except ValueError:
+            raise FlagError(f"{name} needs a whole number, not {raw!r}") from None
+        if number < 1:
+            raise FlagError(f"{name} must be at least 1")
+        return number
+    if flag.kind == "float":
+        try:
+            amount = float(raw)
+        except ValueError:
+            raise FlagError(f"{name} needs a number, not {raw!r}") from None
+        if amount <= 0:
+            raise FlagError(f"{name} must be above 0")
+        return amount
+    if flag.kind == "list":
+        return [*(previous if isinstance(previous, list) else []), raw]
+    return raw
+
+
+def flags_help() -> list[str]:
+    lines: list[str] = []
+    for flag in FLAGS:
+        spelled = ", ".join(flag.names) + (f" {flag.metavar}" if flag.metavar else "")
+        lines.append(f"  {spelled}\n      {flag.help}")
+    return lines
+
+
+__all__ = ["FLAGS", "Flag", "FlagError", "FlagValue", "flags_help", "parse_flags"]
