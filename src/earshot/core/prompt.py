@@ -4,8 +4,9 @@ nothing it would do anyway."""
 from __future__ import annotations
 
 import datetime as _dt
-import platform
+import os
 import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,6 +20,15 @@ to build, test and run.
 you could not verify, say so.
 - Do what was asked, no more; ask when a request is ambiguous and you can ask.
 - Be brief: report what you changed and what you found, with file paths."""
+
+
+def os_name() -> str:
+    """The OS and its release, without importing ``platform`` (10 ms)."""
+    if sys.platform == "win32":
+        version = sys.getwindowsversion()
+        return f"Windows {version.major}.{version.minor}.{version.build}"
+    uname = os.uname()
+    return f"{'macOS' if uname.sysname == 'Darwin' else uname.sysname} {uname.release}"
 
 
 def git_summary(cwd: Path, *, timeout: float = 2.0) -> str | None:
@@ -54,7 +64,7 @@ def system_prompt(
     date = (today or _dt.date.today()).isoformat()
     env = [
         f"Working directory: {cwd}",
-        f"OS: {platform.system()} {platform.release()}",
+        f"OS: {os_name()}",
         f"Date: {date}",
     ]
     if git:

@@ -20,7 +20,6 @@ stream's terminal ``ErrorEvent`` (``to_event``). Messages never contain API keys
 
 from __future__ import annotations
 
-import email.utils
 import re
 import time
 from collections.abc import Mapping
@@ -170,6 +169,8 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
     try:
         seconds = float(raw)
     except ValueError:
+        import email.utils  # only for the rare HTTP-date form; costs 10 ms at start-up
+
         try:
             parsed = email.utils.parsedate_to_datetime(raw)
         except (TypeError, ValueError, IndexError):

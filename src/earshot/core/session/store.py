@@ -23,7 +23,6 @@ import hashlib
 import os
 import threading
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,7 +81,8 @@ def new_session_id() -> str:
         _last_stamp = stamp
     rand = int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)
     value = ((stamp >> 12) << 80) | (0x7 << 76) | ((stamp & 0xFFF) << 64) | (0b10 << 62) | rand
-    return str(uuid.UUID(int=value))
+    h = f"{value:032x}"  # the canonical 8-4-4-4-12 form, without importing uuid (11 ms)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def _looks_like_id(name: str) -> bool:

@@ -25,7 +25,6 @@ import contextlib
 import json
 import os
 import stat
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -276,7 +275,7 @@ class SnapshotStore:
         return Restore(written=write, removed=remove)
 
     def _checkout(self, tree: str, paths: list[str]) -> None:
-        index = self.dir / f"restore-{os.getpid()}-{uuid.uuid4().hex}.index"
+        index = self.dir / f"restore-{os.getpid()}-{os.urandom(16).hex()}.index"
         env = {**self.env, "GIT_INDEX_FILE": str(index)}
         try:
             self._git("read-tree", tree, env=env)

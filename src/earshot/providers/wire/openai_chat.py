@@ -40,8 +40,8 @@ Stream contracts, beyond the ones every adapter keeps (``wire.base``, ``wire.ass
 
 from __future__ import annotations
 
+import os
 import re
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, assert_never
@@ -320,7 +320,7 @@ class ChatParser(ParserBase):
             call.waiting.append(arguments)
         if not call.started and call.name:
             call.started = True
-            call_id = call.id or f"call_{uuid.uuid4().hex[:24]}"
+            call_id = call.id or f"call_{os.urandom(12).hex()}"
             call.id = call_id
             out += self.asm.tool_start(call.key, call_id, call.name, call.extra)
         if call.started:
