@@ -277,3 +277,24 @@ def test_kill_9_then_continue_loses_nothing(
     sent = fake_provider.requests[-1].json()
     assert "kumquat" in json.dumps(sent["messages"])
     fake_provider.assert_protocol_invariants()
+
+
+def test_image_flag_sends_the_image_with_the_prompt(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    import base64
+
+    from tests.wire.cases import PNG_1PX
+
+    (repo / "shot.png").write_bytes(base64.b64decode(PNG_1PX))
+    fake_provider.script(anthropic.text_turn("a single pixel"))
+    done = earshot(fake_provider, repo, "-p", "what is this?", "--image", "shot.png")
+    assert done.returncode == 0, done.stderr
+    content = fake_provider.requests[0].json()["messages"][0]["content"]  # type: ignore[index]  # JSON read back
+    assert {"type": "base64", "media_type": "image/png", "data": PNG_1PX} in [
+        block.get("source")
+        for block in content  # type: ignore[union-attr]  # JSON read back
+    ]
+    missing = earshot(fake_provider, repo, "-p", "and this?", "--image", "nope.png")
+    assert missing.returncode == 2
+    assert "nope.png" in missing.stderr

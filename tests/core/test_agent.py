@@ -378,3 +378,28 @@ async def test_abort_interrupts_a_running_tool(
     assert result.is_error
     assert "interrupted" in pt.text_of(pt.Message(role="tool", parts=list(result.content)))
     fake_provider.assert_protocol_invariants()
+
+
+async def test_switching_models_keeps_foreign_metadata_out_of_the_request(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    from tests.fake_provider import anthropic, openai_chat
+
+    claude, chat = WIRES[0], WIRES[1]
+    fake_provider.script(
+        anthropic.reasoning_turn("thinking hard", "First answer.", signature="sig-keep-me"),
+        openai_chat.text_turn("Second answer."),
+    )
+    agent = make_agent(claude, fake_provider, tmp_path, sample_tools(Recorder()))
+    ended(await run(agent, "question one"))
+    reasoning = agent.history[1].parts[0]
+    assert isinstance(reasoning, pt.ReasoningPart)
+    assert reasoning.provider_metadata == {"anthropic": {"signature": "sig-keep-me"}}
+    await agent.switch_model(chat.target(fake_provider))
+    end = ended(await run(agent, "question two"))
+    assert end.text == "Second answer."
+    sent = fake_provider.requests[1].body
+    assert b"First answer." in sent
+    assert b"sig-keep-me" not in sent
+    assert b"thinking hard" not in sent
+    assert isinstance(agent.history[1].parts[0], pt.ReasoningPart)
