@@ -290,11 +290,9 @@ def test_image_flag_sends_the_image_with_the_prompt(
     fake_provider.script(anthropic.text_turn("a single pixel"))
     done = earshot(fake_provider, repo, "-p", "what is this?", "--image", "shot.png")
     assert done.returncode == 0, done.stderr
-    content = fake_provider.requests[0].json()["messages"][0]["content"]  # type: ignore[index]  # JSON read back
-    assert {"type": "base64", "media_type": "image/png", "data": PNG_1PX} in [
-        block.get("source")
-        for block in content  # type: ignore[union-attr]  # JSON read back
-    ]
+    content = json.loads(fake_provider.requests[0].body)["messages"][0]["content"]
+    sources = [block.get("source") for block in content]
+    assert {"type": "base64", "media_type": "image/png", "data": PNG_1PX} in sources
     missing = earshot(fake_provider, repo, "-p", "and this?", "--image", "nope.png")
     assert missing.returncode == 2
     assert "nope.png" in missing.stderr
