@@ -50,6 +50,19 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
     return wall, rss_mb
 
 
+def prompt_sizes(cwd: Path) -> tuple[int, int]:
+    """Estimated tokens of the system prompt and of the tool definitions sent with it."""
+    import msgspec
+
+    from earshot.core.factory import builtin_tools
+    from earshot.core.prompt import estimate_tokens, git_summary, system_prompt
+
+    tools = builtin_tools()
+    system = system_prompt(cwd=cwd, tools=[t.name for t in tools], git=git_summary(cwd))
+    specs = msgspec.json.encode([t.spec() for t in tools]).decode()
+    return estimate_tokens(system), estimate_tokens(specs)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -98,6 +111,7 @@ def main() -> int:
             requests = fake.requests[first:]
             replies_at = fake.replied_at[replied_before:]
             gaps += [requests[i + 1].received_at - replies_at[i] for i in range(len(requests) - 1)]
+    system_tokens, tool_tokens = prompt_sizes(ROOT)
     b = statistics.median(base)
     t_wall = statistics.median(w for w, _ in turn)
     t_rss = max(r for _, r in turn)
@@ -115,6 +129,10 @@ def main() -> int:
     print(
         f"response -> next request gap: median {statistics.median(gaps) * 1000:.1f} ms, "
         f"p90 {sorted(gaps)[int(len(gaps) * 0.9)] * 1000:.1f} ms over {len(gaps)} steps"
+    )
+    print(
+        f"system prompt ~{system_tokens} tokens; tool definitions ~{tool_tokens} tokens "
+        "(about 4 characters a token)"
     )
     return 0
 
