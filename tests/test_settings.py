@@ -77,3 +77,12 @@ def test_truncated_json_points_at_its_end() -> None:
 def test_top_level_must_be_an_object() -> None:
     with pytest.raises(Exception, match="JSON object"):
         parse_json_object(b"[1, 2]", Path("x.json"))
+
+
+def test_undo_file_size_cap_is_a_setting(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path / ".earshot/settings.json", '{"undo": {"maxFileBytes": 2048}}')
+    assert load_settings(tmp_path).undo_max_file_bytes == 2048
+    _write(tmp_path / ".earshot/settings.json", '{"undo": {"maxFileBytes": "big"}}')
+    with pytest.raises(SettingsError, match=r'"undo.maxFileBytes"'):
+        load_settings(tmp_path)

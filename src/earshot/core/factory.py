@@ -24,7 +24,7 @@ from earshot.core.settings import Settings, load_settings
 from earshot.core.targets import default_model_ref, load_catalog, target_for
 from earshot.core.tools.base import AnyTool, AskFn
 from earshot.core.tools.state import ToolState
-from earshot.core.undo import Undo
+from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo
 from earshot.providers import types as pt
 
 BUILTIN_TOOLS = (
@@ -139,7 +139,8 @@ def create_session(
     tools = [*builtin_tools(), *extra_tools]
     names = [tool.name for tool in tools]
     system = system_prompt(cwd=cwd, tools=names, git=git_summary(cwd), append=append_system_prompt)
-    undo = Undo(cwd, session.id)
+    cap = settings.undo_max_file_bytes
+    undo = Undo(cwd, session.id, max_file_bytes=DEFAULT_MAX_FILE_BYTES if cap is None else cap)
     agent = Agent(
         target=target,
         tools=tools,

@@ -44,6 +44,7 @@ class Settings:
     model: str | None = None
     providers: dict[str, ProviderSettings] = field(default_factory=dict)
     models: dict[str, dict[str, JSONObject]] = field(default_factory=dict)
+    undo_max_file_bytes: int | None = None
 
     def provider(self, provider_id: str) -> ProviderSettings | None:
         return self.providers.get(provider_id)
@@ -106,6 +107,14 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
             base_url=base_url if base_url is not None else previous.base_url,
             headers={**previous.headers, **headers},
         )
+    undo = data.get("undo", {})
+    if not isinstance(undo, dict):
+        raise _fail(path, '"undo"', 'must be an object such as {"maxFileBytes": 10485760}')
+    if "maxFileBytes" in undo:
+        limit = undo["maxFileBytes"]
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise _fail(path, '"undo.maxFileBytes"', "must be a whole number of bytes (0 or more)")
+        settings.undo_max_file_bytes = limit
     models = data.get("models", {})
     if not isinstance(models, dict):
         raise _fail(path, '"models"', "must be an object: provider -> model id -> fields")
