@@ -51,17 +51,31 @@ class Rule:
     scope: str
     source: str
     pattern: str = ""
+    pieces: tuple[str, ...] = ()
+    bare: tuple[str, ...] = ()
     globs: tuple[str, ...] = ()
     relative: str = ""
     exact: str = ""
 
 
+def split_pattern(pattern: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A command pattern's literal pieces (between the ``*``), and those of the pattern
+    without its trailing `` *`` (empty when it has none), for ``Rule.pieces`` and
+    ``Rule.bare``."""
+    bare = tuple(pattern[:-2].split("*")) if pattern.endswith(" *") else ()
+    return tuple(pattern.split("*")), bare
+
+
 def wildcard(pattern: str, text: str) -> bool:
     """``*`` in ``pattern`` matches any text (also ``/`` and newlines); nothing else is
     special. Linear in ``text`` for each literal piece: no backtracking blow-up."""
-    pieces = pattern.split("*")
+    return pieces_match(tuple(pattern.split("*")), text)
+
+
+def pieces_match(pieces: tuple[str, ...], text: str) -> bool:
+    """``wildcard`` for a pattern already split at its ``*``."""
     if len(pieces) == 1:
-        return text == pattern
+        return text == pieces[0]
     first = pieces[0]
     last = pieces[-1]
     if len(text) < len(first) + len(last):
@@ -79,9 +93,8 @@ def wildcard(pattern: str, text: str) -> bool:
 
 
 def command_matches(pattern: str, text: str) -> bool:
-    if pattern.endswith(" *") and wildcard(pattern[:-2], text):
-        return True
-    return wildcard(pattern, text)
+    pieces, bare = split_pattern(pattern)
+    return (bool(bare) and pieces_match(bare, text)) or pieces_match(pieces, text)
 
 
 def _class_width(glob: str, start: int) -> int:
@@ -251,8 +264,12 @@ def first_command_match(
             continue
         if kind != "command":
             continue
+        bare = rule.bare
+        head = bare[0] if bare else rule.pieces[0]  # every match starts with it
         for text in texts:
-            if command_matches(rule.pattern, text):
+            if not text.startswith(head):
+                continue  # the common case: another program
+            if (bare and pieces_match(bare, text)) or pieces_match(rule.pieces, text):
                 return rule
     return None
 
@@ -282,5 +299,7 @@ __all__ = [
     "matches_path",
     "matches_tool",
     "name_matches",
+    "pieces_match",
+    "split_pattern",
     "wildcard",
 ]

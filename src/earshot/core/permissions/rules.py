@@ -160,6 +160,7 @@ class _RuleMaker:
         globs: tuple[str, ...] = (),
         rel: str = "",
     ) -> m.Rule:
+        pieces, bare = m.split_pattern(pattern) if kind == "command" else ((), ())
         return m.Rule(
             self.text,
             self.action,
@@ -168,6 +169,8 @@ class _RuleMaker:
             self.scope,
             self.source,
             pattern=pattern,
+            pieces=pieces,
+            bare=bare,
             globs=globs,
             relative=rel,
         )
