@@ -1,8 +1,12 @@
-"""``earshot permissions check|list``: the command functions, called as the CLI calls them."""
+"""``earshot permissions check|list``: the command functions in process, and the real
+command as a user runs it."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,3 +168,54 @@ def test_list_as_text_groups_rules_by_list(
 def test_list_with_no_settings_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert list_rules(as_json=False, cwd=tmp_path) == 0
     assert capsys.readouterr().out == "default mode: ask (default)\nno rules\n"
+
+
+def earshot(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "earshot", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        cwd=cwd,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_real_check_command_explains_a_decision(project: Path) -> None:
+    done = earshot("permissions", "check", "Bash(git log; rm -rf x)", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert (found["decision"], found["rule"], found["mode"]) == (
+        "deny",
+        "Bash(rm *)",
+        "accept-edits",
+    )
+    assert [(c["command"], c["decision"]) for c in found["commands"]] == [
+        ("git log", "allow"),
+        ("rm -rf x", "deny"),
+    ]
+
+
+def test_the_real_check_command_takes_a_mode(project: Path) -> None:
+    done = earshot("permissions", "check", "Edit(lib/a.py)", "--mode", "ask", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("decision: ask\n")
+
+
+def test_the_real_check_command_exits_2_for_a_malformed_request(project: Path) -> None:
+    done = earshot("permissions", "check", "Nope(x)", cwd=project)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "cannot read the request 'Nope(x)'" in done.stderr
+
+
+def test_the_real_list_command_prints_the_rules(project: Path) -> None:
+    done = earshot("permissions", "list", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert [r["rule"] for r in json.loads(done.stdout)["rules"]] == [
+        "Bash(rm *)",
+        "Read(./.env)",
+        "Bash(git log *)",
+        "Edit(src/**)",
+    ]
