@@ -28,7 +28,7 @@ import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, assert_never
 
 from earshot.core.permissions import match as m
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
@@ -123,7 +123,7 @@ class _Place:
 
     def protected(self, forms: tuple[str, str]) -> str:
         for path in forms:
-            parts = path.split("/")
+            parts = path.lower().split("/") if m.CASE_INSENSITIVE_PATHS else path.split("/")
             for name in PROTECTED_NAMES:
                 if name in parts:
                     return f"{name}/ is protected"
@@ -152,11 +152,20 @@ def _rule_reason(verdict: str, rule: m.Rule) -> str:
 
 
 def _mode_verdict(mode: Mode, *, edit: bool, what: str) -> _Verdict:
-    if mode == "auto":
-        return _Verdict("allow", "auto mode allows it")
-    if mode == "accept-edits" and edit:
-        return _Verdict("allow", "accept-edits mode allows file edits in the working directory")
-    return _Verdict("ask", f"no rule allows {what}; {mode} mode prompts")
+    """Step 8. Writes outside the working directory never get here (step 4)."""
+    match mode:
+        case "plan":
+            return _Verdict("deny", "plan mode refuses every change")
+        case "yolo":
+            return _Verdict("allow", "yolo mode allows it")
+        case "auto":
+            return _Verdict("allow", "auto mode allows it")
+        case "accept-edits" if edit:
+            return _Verdict("allow", "accept-edits mode allows file edits in the working directory")
+        case "accept-edits" | "ask":
+            return _Verdict("ask", f"no rule allows {what}; {mode} mode prompts")
+        case _:
+            assert_never(mode)
 
 
 def _early(deny: m.Rule | None, read_only: bool, mode: Mode) -> _Verdict | None:
