@@ -91,7 +91,35 @@ def build_app() -> App:
 
     _add_permissions(app)
     _add_sessions(app)
+    _add_acp_and_doctor(app)
     return app
+
+
+def _add_acp_and_doctor(app: App) -> None:
+    @app.command(name="acp", help=COMMANDS["acp"])
+    def acp(
+        *,
+        model: Annotated[str | None, Parameter(name=["--model", "-m"])] = None,
+        permission_mode: str | None = None,
+    ) -> int:
+        """Serve ACP v1 on stdin/stdout (newline-delimited JSON-RPC); logs go to stderr.
+
+        Parameters
+        ----------
+        model
+            provider/model for new sessions (default: settings, else a provider with a key).
+        permission_mode
+            plan, ask, accept-edits, auto or yolo.
+        """
+        from earshot.cli.acp_cmd import main as serve
+
+        return serve(model=model, permission_mode=permission_mode)
+
+    @app.command(name="doctor", help=COMMANDS["doctor"])
+    def doctor(*, json: Switch = False) -> int:
+        from earshot.cli.doctor_cmd import main as check
+
+        return check(as_json=json)
 
 
 Switch = Annotated[bool, Parameter(negative=())]

@@ -108,8 +108,19 @@ def options_from(args: list[str]) -> HeadlessOptions:
     )
 
 
+def wants_tui(args: list[str]) -> bool:
+    """No ``-p`` and a terminal on both ends: the interactive UI. A pipe on either end
+    without ``-p`` is headless (a piped prompt) or a usage hint, never a hang."""
+    printing = any(a in ("-p", "--print") or a.startswith("--print=") for a in args)
+    return not printing and sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def main(args: list[str]) -> int:
     """``earshot [OPTIONS]``: the top-level command line."""
+    if wants_tui(args):
+        from earshot.cli.tui_cmd import main as tui
+
+        return guarded(lambda: tui(args))
     return guarded(lambda: run_headless(options_from(args)))
 
 
