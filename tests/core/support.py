@@ -81,10 +81,16 @@ WIRES = [
 
 
 @dataclass(frozen=True)
+class _Part:
+    command: str
+
+
+@dataclass(frozen=True)
 class _Decision:
     outcome: str
     reason: str
     rule: str | None = None
+    commands: tuple[_Part, ...] = ()
 
 
 @dataclass

@@ -38,9 +38,17 @@ from earshot.providers.types import JSONObject, TextPart, ToolCallPart, ToolResu
 T = TypeVar("T")
 
 
+class CommandPart(Protocol):
+    @property
+    def command(self) -> str: ...
+
+
 class GateDecision(Protocol):
     @property
     def outcome(self) -> str: ...
+
+    @property
+    def commands(self) -> Sequence[CommandPart]: ...
 
     @property
     def reason(self) -> str: ...
@@ -61,12 +69,15 @@ class Snapshotter(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class ApprovalRequest:
-    """A call the gate wants a person to approve. ``detail`` is the command or diff."""
+    """A call the gate wants a person to approve. ``request.detail`` is the real command or
+    diff; ``parts`` lists each command or file change the gate judged, which is exactly what
+    "allow for this session" grants (a prompt should show them)."""
 
     call: ToolCallPart
     request: PermissionRequest
     reason: str
     title: str
+    parts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -184,7 +195,8 @@ class ToolBatch:
             outcome, reason, asked = decision.outcome, decision.reason, False
             if outcome == "ask":
                 asked = True
-                outcome, reason = await self._ask(call, request, reason, title)
+                parts = tuple(verdict.command for verdict in decision.commands)
+                outcome, reason = await self._ask(call, request, reason, title, parts)
             if outcome != "allow":
                 outcome = "deny"
             yield PermissionDecided(
@@ -233,12 +245,17 @@ class ToolBatch:
         self.results = [slot.result for slot in slots if slot.result is not None]
 
     async def _ask(
-        self, call: ToolCallPart, request: PermissionRequest, reason: str, title: str
+        self,
+        call: ToolCallPart,
+        request: PermissionRequest,
+        reason: str,
+        title: str,
+        parts: tuple[str, ...],
     ) -> tuple[str, str]:
         if self.approve is None:
             return "deny", HEADLESS_DENIAL
         approve = self.approve
-        ask = ApprovalRequest(call=call, request=request, reason=reason, title=title)
+        ask = ApprovalRequest(call=call, request=request, reason=reason, title=title, parts=parts)
         answer, aborted = await race(lambda: approve(ask), self.ctx.abort)
         if aborted or answer is None:
             return "deny", "the turn was interrupted while waiting for approval"
