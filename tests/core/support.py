@@ -13,6 +13,7 @@ import msgspec
 
 from earshot.core.agent import Agent
 from earshot.core.events import AgentEvent
+from earshot.core.permissions import Mode
 from earshot.core.tools.base import (
     AnyTool,
     PermissionRequest,
@@ -99,6 +100,7 @@ class ScriptedGate:
 
     deny: set[str] = field(default_factory=set)
     ask: set[str] = field(default_factory=set)
+    mode: Mode = "ask"
     granted: list[PermissionRequest] = field(default_factory=list)
 
     def check(self, request: PermissionRequest, *, read_only: bool) -> _Decision:

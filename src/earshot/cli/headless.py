@@ -33,6 +33,8 @@ import msgspec
 from earshot.core.events import (
     AgentEvent,
     AssistantMessage,
+    CompactionEnded,
+    CompactionStarted,
     ModelCallStarted,
     Notice,
     PermissionDecided,
@@ -44,6 +46,7 @@ from earshot.core.events import (
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
+    VerificationRan,
     result_text,
 )
 from earshot.providers.types import JSONObject, JSONValue, ReasoningPart, Usage, text_of
@@ -266,9 +269,37 @@ class HeadlessRenderer:
                 | ReasoningDelta()
                 | ToolCallStreaming()
                 | UserMessageInjected()
+                | CompactionStarted()
                 | TurnEnded()
             ):
                 return
+            case CompactionEnded():
+                self._emit(
+                    _record(
+                        "compaction",
+                        reason=event.reason,
+                        ok=event.ok,
+                        tokens_before=event.tokens_before,
+                        tokens_after=event.tokens_after,
+                        message=event.message,
+                    )
+                )
+                self._say(
+                    f"[compaction] {event.reason}: {event.tokens_before} -> "
+                    f"{event.tokens_after} tokens" + ("" if event.ok else f" ({event.message})")
+                )
+            case VerificationRan():
+                self._emit(
+                    _record(
+                        "verification",
+                        command=event.command,
+                        passed=event.passed,
+                        exit_code=event.exit_code,
+                        round=event.round,
+                        output=event.output,
+                    )
+                )
+                self._say(f"[verify] {event.command}: {'passed' if event.passed else 'failed'}")
             case AssistantMessage():
                 self._completed_call(event)
             case ToolCallRequested(call=call, title=title):
@@ -350,7 +381,7 @@ class HeadlessRenderer:
         denials = _denials(ended)
         result = _record(
             "result",
-            success=ended.reason == "end_turn",
+            success=ended.reason == "end_turn" and ended.verification not in ("failed", "blocked"),
             stop_reason=ended.reason,
             text=ended.text,
             session_id=session_id,
@@ -362,6 +393,7 @@ class HeadlessRenderer:
             cost_note=self._cost_note(ended),
             permission_denials=denials,
             error=error,
+            verification=ended.verification,
         )
         if error is not None:
             self._emit(_record("error", **error))

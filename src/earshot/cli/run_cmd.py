@@ -170,6 +170,7 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
             tools=agent.tool_names(),
             permission_mode=setup.mode,
             version=__version__,
+            memory_files=setup.memory_files,
         )
     )
     turn_input: str | list[pt.TextPart | pt.ImagePart]

@@ -25,6 +25,7 @@ from earshot.core.events import (
     ToolFinished,
     denial,
 )
+from earshot.core.permissions import Mode
 from earshot.core.tools.base import (
     AnyTool,
     PermissionRequest,
@@ -58,6 +59,9 @@ class GateDecision(Protocol):
 
 
 class Gate(Protocol):
+    mode: Mode
+    """The permission mode in force; front-ends switch it (``/mode``, ACP modes)."""
+
     def check(self, request: PermissionRequest, *, read_only: bool) -> GateDecision: ...
 
     def grant_session(self, request: PermissionRequest) -> None: ...
@@ -160,6 +164,7 @@ class ToolBatch:
     denials: list[JSONObject] = field(default_factory=list)
     results: list[ToolResultPart] = field(default_factory=list)
     snapshot_taken: bool = False
+    mutated: bool = False
     on_todos: Callable[[], Awaitable[None]] | None = None
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
@@ -231,6 +236,7 @@ class ToolBatch:
                 except Exception as exc:  # undo must never cost the user their turn
                     yield Notice(level="warning", message=f"undo snapshot failed: {exc}")
             await self._run_group([(slot, prepared)])
+            self.mutated = True
             for event in self._flush(slots):
                 yield event
         await self._run_group(pending)

@@ -7,9 +7,12 @@
       loop:
         inject queued user messages            (steering: only here, between model calls)
         stop if aborted / --max-turns / budget spent
-        stream the model                       (providers.stream: retries, abort)
+        compact if the context is near the window  (context.py: cap, prune, summarise)
+        stream the model                       (providers.stream: retries, abort; a
+                                                context_overflow compacts and retries once)
         append the assistant message
-        no tool calls -> done
+        no tool calls -> verify if files changed (verify.py; failures go back to the model)
+                         -> done
         gate + execute the calls               (_execute.ToolBatch: read-only concurrently,
                                                 mutating one at a time, emission order)
         append one tool message with one result per call
@@ -32,10 +35,23 @@ from typing import Protocol
 import anyio
 import httpx
 
+from earshot.core import verify
 from earshot.core._execute import ApproveFn, Gate, Snapshotter, ToolBatch
+from earshot.core.context import (
+    ContextPolicy,
+    TokenGauge,
+    estimate,
+    plan_compaction,
+    preamble,
+    shape,
+    summarise,
+)
 from earshot.core.events import (
     AgentEvent,
     AssistantMessage,
+    CompactionEnded,
+    CompactionReason,
+    CompactionStarted,
     ModelCallStarted,
     ReasoningDelta,
     StopReason,
@@ -44,6 +60,7 @@ from earshot.core.events import (
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
+    Verification,
 )
 from earshot.core.input import TurnInput, user_message
 from earshot.core.tools.base import AnyTool, AskFn, ToolContext
@@ -71,6 +88,10 @@ class Transcript(Protocol):
     async def append_model_switch(self, model: str) -> str: ...
 
     async def append_todos(self, todos: list[Todo]) -> str: ...
+
+    async def append_compaction(
+        self, preamble: list[pt.Message], *, first_kept: str | None, tokens_before: int | None
+    ) -> str: ...
 
     async def end_turn(self) -> None: ...
 
@@ -107,7 +128,11 @@ class Agent:
         files: FileOps | None = None,
         procs: ProcessOps | None = None,
         history: Sequence[pt.Message] = (),
+        entry_ids: Sequence[str | None] | None = None,
         state: ToolState | None = None,
+        policy: ContextPolicy | None = None,
+        verify: Sequence[str] = (),
+        verify_rounds: int = 3,
     ) -> None:
         self.target = target
         self.tools: dict[str, AnyTool] = {tool.name: tool for tool in tools}
@@ -127,9 +152,20 @@ class Agent:
         self.files = files or LocalFileOps()
         self.procs = procs or LocalProcessOps()
         self.history: list[pt.Message] = list(history)
+        # The transcript entry of each history message (None: not recorded, or a preamble),
+        # so a compaction cut can name the first message it keeps.
+        self._entry_ids: list[str | None] = (
+            list(entry_ids) if entry_ids is not None else [None] * len(self.history)
+        )
         self.state = state or ToolState()
+        self.policy = policy or ContextPolicy()
+        self.gauge = TokenGauge()
+        self.verify = list(verify)
+        self.verify_rounds = verify_rounds
         self.total_usage = pt.Usage()
         self.total_cost_usd: float | None = 0.0
+        self._turn_usage = pt.Usage()
+        self._turn_cost: float | None = 0.0
         self._queue: deque[pt.Message] = deque()
         self._abort = anyio.Event()
         self.running = False
@@ -167,27 +203,114 @@ class Agent:
 
     # --- the turn ------------------------------------------------------------------------------
 
-    async def _append(self, message: pt.Message, **meta: object) -> None:
-        self.history.append(message)
+    async def _append(
+        self,
+        message: pt.Message,
+        *,
+        usage: pt.Usage | None = None,
+        cost_usd: float | None = None,
+    ) -> None:
+        entry: str | None = None
         if self.transcript is not None:
-            usage = meta.get("usage")
-            cost = meta.get("cost_usd")
-            await self.transcript.append_message(
+            entry = await self.transcript.append_message(
                 message,
-                usage=usage if isinstance(usage, pt.Usage) else None,
-                cost_usd=cost if isinstance(cost, float) else None,
+                usage=usage,
+                cost_usd=cost_usd,
                 model=self.target.ref if message.role == "assistant" else None,
             )
+        self.history.append(message)
+        self._entry_ids.append(entry)
+
+    def _specs(self) -> list[pt.ToolSpec]:
+        return [tool.spec() for tool in self.tools.values()]
 
     def _request(self) -> pt.ModelRequest:
         return pt.ModelRequest(
             model=self.target.model,
             system=self.system,
-            messages=list(self.history),
-            tools=[tool.spec() for tool in self.tools.values()],
+            messages=shape(self.history, self.policy),
+            tools=self._specs(),
             reasoning_effort=self.reasoning_effort,
             max_output_tokens=self.max_output_tokens,
             abort=self._abort,
+        )
+
+    def window(self) -> int:
+        """The model's context window (a settings override is applied by the catalog)."""
+        info = self.target.info
+        return info.context if info is not None and info.context > 0 else self.policy.default_window
+
+    def context_tokens(self) -> int:
+        """Estimated tokens of the next request, corrected by the provider's last report."""
+        request = self._request()
+        return self.gauge.measure(
+            estimate(request.messages, system=self.system, tools=request.tools)
+        )
+
+    def _account(self, usage: pt.Usage) -> float | None:
+        """Add a model call's usage to the turn and session totals; its cost."""
+        call_cost = cost_usd(usage, self.target.info) if self.target.info else None
+        self._turn_usage = self._turn_usage + usage
+        self.total_usage = self.total_usage + usage
+        if self._turn_cost is not None:
+            self._turn_cost = None if call_cost is None else self._turn_cost + call_cost
+        if self.total_cost_usd is not None:
+            self.total_cost_usd = None if call_cost is None else self.total_cost_usd + call_cost
+        return call_cost
+
+    async def compact(self, focus: str = "") -> AsyncIterator[AgentEvent]:
+        """Compact now (``/compact [focus]``): between turns only."""
+        if self.running:
+            raise RuntimeError("cannot compact while a turn runs")
+        self._abort = anyio.Event()
+        async for event in self._compact("manual", focus):
+            yield event
+
+    async def _compact(
+        self, reason: CompactionReason, focus: str = ""
+    ) -> AsyncIterator[AgentEvent]:
+        before = self.context_tokens()
+        yield CompactionStarted(reason=reason, tokens_before=before)
+        plan = plan_compaction(self.history, self.policy, self.window())
+        if plan is None:
+            yield CompactionEnded(
+                reason=reason,
+                tokens_before=before,
+                tokens_after=before,
+                ok=False,
+                message="nothing old enough to summarise: only the current turns are here",
+            )
+            return
+        summary, usage, failure = await summarise(
+            plan,
+            target=self.target,
+            tools=self._specs(),
+            policy=self.policy,
+            window=self.window(),
+            focus=focus,
+            abort=self._abort,
+            client=self.client,
+            retry=self.retry,
+        )
+        if usage is not None:
+            self._account(usage)
+        if not summary:
+            yield CompactionEnded(
+                reason=reason, tokens_before=before, tokens_after=before, ok=False, message=failure
+            )
+            return
+        todos = [t.content for t in self.state.todos if t.status != "completed"]
+        pre = preamble(summary, plan, todos)
+        first_kept = self._entry_ids[plan.kept_from]
+        if self.transcript is not None:
+            await self.transcript.append_compaction(
+                pre, first_kept=first_kept, tokens_before=before
+            )
+        self.history = [*pre, *self.history[plan.kept_from :]]
+        kept: list[str | None] = [None] * len(pre)
+        self._entry_ids = kept + self._entry_ids[plan.kept_from :]
+        yield CompactionEnded(
+            reason=reason, tokens_before=before, tokens_after=self.context_tokens(), ok=True
         )
 
     def _context(self) -> ToolContext:
@@ -223,13 +346,17 @@ class Agent:
     async def _turn(self, message: pt.Message) -> AsyncIterator[AgentEvent]:
         await self._append(message)
         yield TurnStarted(input=message)
+        self._turn_usage = pt.Usage()
+        self._turn_cost = 0.0
         calls = 0
-        usage = pt.Usage()
-        cost: float | None = 0.0
         denials: list[pt.JSONObject] = []
         final_text = ""
         reason: StopReason = "end_turn"
         error: pt.ErrorEvent | None = None
+        overflow_retried = False
+        changed = False
+        verification: Verification = "not_configured" if not self.verify else "not_needed"
+        verify_round = 0
         while True:
             while self._queue:
                 injected = self._queue.popleft()
@@ -248,9 +375,13 @@ class Agent:
             ):
                 reason = "budget"
                 break
+            if self.context_tokens() >= self.policy.compact_at * self.window():
+                async for compacting in self._compact("auto"):
+                    yield compacting
             calls += 1
             yield ModelCallStarted(index=calls, model=self.target.ref)
             finish: pt.Finish | None = None
+            error = None
             async for event in stream(
                 self._request(), self.target, client=self.client, retry=self.retry
             ):
@@ -265,16 +396,23 @@ class Agent:
                 elif isinstance(event, pt.ErrorEvent):
                     error = event
             if finish is None:
+                nothing_shown = error is None or error.partial is None or not error.partial.parts
+                if (
+                    error is not None
+                    and error.kind == "context_overflow"
+                    and not overflow_retried
+                    and nothing_shown
+                ):
+                    overflow_retried = True
+                    async for compacting in self._compact("overflow"):
+                        yield compacting
+                    continue
                 reason = "error"
                 if error is not None and error.partial is not None:
                     await self._close_partial(error.partial)
                 break
-            call_cost = cost_usd(finish.usage, self.target.info) if self.target.info else None
-            usage = usage + finish.usage
-            self.total_usage = self.total_usage + finish.usage
-            cost = None if cost is None or call_cost is None else cost + call_cost
-            if self.total_cost_usd is not None:
-                self.total_cost_usd = None if call_cost is None else self.total_cost_usd + call_cost
+            self.gauge.observe(finish.usage)
+            call_cost = self._account(finish.usage)
             if finish.reason == "aborted":
                 await self._close_partial(finish.message)
                 reason = "aborted"
@@ -297,6 +435,24 @@ class Agent:
                 reason = _STOP_FOR_FINISH[finish.reason]
                 if reason == "end_turn" and self._queue:
                     continue
+                if reason == "end_turn" and changed and self.verify and "bash" in self.tools:
+                    verify_round += 1
+                    checks = verify.Checks()
+                    async for check in verify.run(
+                        self.verify,
+                        bash=self.tools["bash"],
+                        ctx=self._context(),
+                        gate=self.gate,
+                        approve=self.approve,
+                        round=verify_round,
+                        checks=checks,
+                    ):
+                        yield check
+                    verification = checks.outcome
+                    changed = False
+                    if checks.outcome == "failed" and verify_round < self.verify_rounds:
+                        self._queue.append(verify.feedback(checks.failures))
+                        continue
                 break
             batch = ToolBatch(
                 tools=self.tools,
@@ -309,6 +465,7 @@ class Agent:
             async for tool_event in batch.run(calls_made):
                 yield tool_event
             denials.extend(batch.denials)
+            changed = changed or batch.mutated
             await self._append(pt.Message(role="tool", parts=list(batch.results)))
             if self._abort.is_set():
                 reason = "aborted"
@@ -319,13 +476,14 @@ class Agent:
             reason=reason,
             text=final_text,
             model_calls=calls,
-            usage=usage,
-            cost_usd=cost,
+            usage=self._turn_usage,
+            cost_usd=self._turn_cost,
             total_usage=self.total_usage,
             total_cost_usd=self.total_cost_usd,
             permission_denials=denials,
             error_kind=error.kind if error is not None and reason == "error" else None,
             error=error.message if error is not None and reason == "error" else None,
+            verification=verification,
         )
 
     async def _close_partial(self, partial: pt.Message) -> None:

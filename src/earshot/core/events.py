@@ -10,6 +10,12 @@ One ``Agent.run_turn`` yields, in order::
                                                            emission order
       UserMessageInjected*                                 steering, between model calls
     )+
+    CompactionStarted CompactionEnded                      before a model call, when the
+                                                           context is near the window (or
+                                                           after a context_overflow error)
+    VerificationRan*                                       after the model finished a turn
+                                                           that changed files (then maybe
+                                                           more model calls to fix failures)
     Notice*                                                anywhere: retries, warnings
     TurnEnded                                              exactly once, last
 
@@ -44,6 +50,8 @@ StopReason = Literal[
     "aborted",  # the caller aborted
 ]
 PermissionOutcome = Literal["allow", "deny"]
+Verification = Literal["passed", "failed", "blocked", "not_configured", "not_needed"]
+CompactionReason = Literal["auto", "manual", "overflow"]
 
 
 class TurnStarted(msgspec.Struct, tag="turn_started", frozen=True, kw_only=True):
@@ -126,6 +134,32 @@ class Notice(msgspec.Struct, tag="notice", frozen=True, kw_only=True):
     message: str
 
 
+class CompactionStarted(msgspec.Struct, tag="compaction_started", frozen=True, kw_only=True):
+    reason: CompactionReason
+    tokens_before: int
+
+
+class CompactionEnded(msgspec.Struct, tag="compaction_ended", frozen=True, kw_only=True):
+    """``ok`` is false when the summary call failed; the history is then unchanged."""
+
+    reason: CompactionReason
+    tokens_before: int
+    tokens_after: int
+    ok: bool
+    message: str = ""
+
+
+class VerificationRan(msgspec.Struct, tag="verification_ran", frozen=True, kw_only=True):
+    """One configured check after a turn that changed files. ``exit_code`` is None when the
+    command did not run (the permission gate refused it)."""
+
+    command: str
+    passed: bool
+    exit_code: int | None
+    output: str
+    round: int
+
+
 class TurnEnded(msgspec.Struct, tag="turn_ended", frozen=True, kw_only=True):
     """The last event of a turn. ``text`` is the final assistant text; ``error`` is set when
     ``reason`` is ``error`` (the model call failed after retries)."""
@@ -140,6 +174,7 @@ class TurnEnded(msgspec.Struct, tag="turn_ended", frozen=True, kw_only=True):
     permission_denials: list[JSONObject] = []
     error_kind: ErrorKind | None = None
     error: str | None = None
+    verification: Verification = "not_configured"
 
 
 AgentEvent: TypeAlias = (
@@ -153,6 +188,9 @@ AgentEvent: TypeAlias = (
     | PermissionDecided
     | ToolFinished
     | UserMessageInjected
+    | CompactionStarted
+    | CompactionEnded
+    | VerificationRan
     | Notice
     | TurnEnded
 )
@@ -176,6 +214,9 @@ def denial(call: ToolCallPart, reason: str) -> JSONObject:
 __all__ = [
     "AgentEvent",
     "AssistantMessage",
+    "CompactionEnded",
+    "CompactionReason",
+    "CompactionStarted",
     "ModelCallStarted",
     "Notice",
     "PermissionDecided",
@@ -189,6 +230,8 @@ __all__ = [
     "TurnEnded",
     "TurnStarted",
     "UserMessageInjected",
+    "Verification",
+    "VerificationRan",
     "denial",
     "result_text",
 ]

@@ -17,15 +17,18 @@ from pathlib import Path
 
 from earshot.core._execute import ApproveFn
 from earshot.core.agent import Agent
+from earshot.core.memory import load_memory, memory_prompt
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
 from earshot.core.prompt import git_summary, system_prompt
 from earshot.core.session import Session, SessionStore
+from earshot.core.session.entries import MessageEntry
 from earshot.core.settings import Settings, load_settings
 from earshot.core.targets import default_model_ref, load_catalog, target_for
 from earshot.core.tools.base import AnyTool, AskFn
 from earshot.core.tools.state import ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo
 from earshot.providers import types as pt
+from earshot.providers.auth import config_dir
 
 BUILTIN_TOOLS = (
     "read",
@@ -81,6 +84,19 @@ class SessionSetup:
     model_ref: str
     resumed: bool
     warnings: list[str]
+    memory_files: list[str]
+
+
+def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
+    """The transcript entry of each message of a resumed history (None for preamble and
+    "interrupted" stand-ins), matched by identity: ``history()`` returns the stored
+    message objects themselves."""
+    ids = {
+        id(entry.message): entry.id
+        for entry in session.tree.path(session.leaf)
+        if isinstance(entry, MessageEntry)
+    }
+    return [ids.get(id(message)) for message in history]
 
 
 def create_session(
@@ -133,12 +149,20 @@ def create_session(
         session = store.create(model=ref)
     resumed = source is not None
     history: list[pt.Message] = session.history() if resumed else []
+    entry_ids = _entry_ids(session, history) if resumed else []
     state = ToolState()
     if resumed:
         state.todos = list(session.todos())
     tools = [*builtin_tools(), *extra_tools]
     names = [tool.name for tool in tools]
-    system = system_prompt(cwd=cwd, tools=names, git=git_summary(cwd), append=append_system_prompt)
+    memory = load_memory(cwd, config_dir=config_dir())
+    system = system_prompt(
+        cwd=cwd,
+        tools=names,
+        git=git_summary(cwd),
+        memory=memory_prompt(memory),
+        append=append_system_prompt,
+    )
     cap = settings.undo_max_file_bytes
     undo = Undo(cwd, session.id, max_file_bytes=DEFAULT_MAX_FILE_BYTES if cap is None else cap)
     agent = Agent(
@@ -152,9 +176,12 @@ def create_session(
         approve=approve,
         ask=ask,
         max_turns=max_turns,
-        max_budget_usd=max_budget_usd,
+        max_budget_usd=max_budget_usd if max_budget_usd is not None else settings.max_budget_usd,
         history=history,
+        entry_ids=entry_ids,
         state=state,
+        verify=settings.verify,
+        verify_rounds=settings.verify_rounds,
     )
     return SessionSetup(
         agent=agent,
@@ -164,6 +191,7 @@ def create_session(
         model_ref=ref,
         resumed=resumed,
         warnings=list(session.warnings()) if resumed else [],
+        memory_files=[str(f.path) for f in memory],
     )
 
 

@@ -45,6 +45,9 @@ class Settings:
     providers: dict[str, ProviderSettings] = field(default_factory=dict)
     models: dict[str, dict[str, JSONObject]] = field(default_factory=dict)
     undo_max_file_bytes: int | None = None
+    verify: list[str] = field(default_factory=list)
+    verify_rounds: int = 3
+    max_budget_usd: float | None = None
 
     def provider(self, provider_id: str) -> ProviderSettings | None:
         return self.providers.get(provider_id)
@@ -107,6 +110,21 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
             base_url=base_url if base_url is not None else previous.base_url,
             headers={**previous.headers, **headers},
         )
+    if "verify" in data:
+        checks = data["verify"]
+        if not isinstance(checks, list) or not all(isinstance(c, str) and c for c in checks):
+            raise _fail(path, '"verify"', 'must be a list of commands, e.g. ["pytest -q"]')
+        settings.verify = [c for c in checks if isinstance(c, str)]
+    if "verifyRounds" in data:
+        rounds = data["verifyRounds"]
+        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
+            raise _fail(path, '"verifyRounds"', "must be a whole number, 1 or more")
+        settings.verify_rounds = rounds
+    if "maxBudgetUsd" in data:
+        budget = data["maxBudgetUsd"]
+        if not isinstance(budget, int | float) or isinstance(budget, bool) or budget <= 0:
+            raise _fail(path, '"maxBudgetUsd"', "must be a number of US dollars above 0")
+        settings.max_budget_usd = float(budget)
     undo = data.get("undo", {})
     if not isinstance(undo, dict):
         raise _fail(path, '"undo"', 'must be an object such as {"maxFileBytes": 10485760}')
