@@ -101,10 +101,11 @@ class ScriptedGate:
     deny: set[str] = field(default_factory=set)
     ask: set[str] = field(default_factory=set)
     mode: Mode = "ask"
+    deny_commands: set[str] = field(default_factory=set)
     granted: list[PermissionRequest] = field(default_factory=list)
 
     def check(self, request: PermissionRequest, *, read_only: bool) -> _Decision:
-        if request.tool in self.deny:
+        if request.tool in self.deny or request.command in self.deny_commands:
             return _Decision("deny", f"{request.tool} is denied by a test rule", "Test(deny)")
         if request.tool in self.ask and request not in self.granted:
             return _Decision("ask", "needs approval")
