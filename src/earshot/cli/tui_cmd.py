@@ -1,11 +1,86 @@
-"""``earshot`` in a terminal with no ``-p``: the interactive UI (being built: see issue 8)."""
+"""``earshot [OPTIONS] [PROMPT]`` in a terminal with no ``-p``: the interactive UI.
+
+The top-level flags are the headless ones (``_flags``); one optional positional PROMPT is
+sent as the first message. Flags that only make sense for one headless turn
+(``--output-format``, ``--max-turns``, ``--verbose``) are refused with a hint.
+"""
 
 from __future__ import annotations
 
-from earshot.cli.run_cmd import HeadlessUsageError
+from pathlib import Path
+
+from earshot.cli._errors import UsageError
+from earshot.cli._flags import parse_flags
+
+_HEADLESS_ONLY = ("output_format", "max_turns", "verbose")
+
+
+def split_prompt(args: list[str]) -> tuple[list[str], str | None]:
+    """The flags, and the one positional PROMPT (a word that is no flag and no flag's
+    value; a value is the word after a flag that takes one)."""
+    from earshot.cli._flags import FLAGS
+
+    takes_value = {name for flag in FLAGS if flag.kind != "bool" for name in flag.names}
+    flags: list[str] = []
+    prompt: str | None = None
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--" and i + 1 < len(args):
+            rest = " ".join(args[i + 1 :])
+            prompt = rest if prompt is None else f"{prompt} {rest}"
+            break
+        if word.startswith("-") and word != "-":
+            flags.append(word)
+            if word in takes_value and i + 1 < len(args):
+                flags.append(args[i + 1])
+                i += 1
+        elif prompt is None:
+            prompt = word
+        else:
+            raise UsageError(
+                f'unexpected argument {word!r}: quote the prompt (earshot "{prompt} {word}")'
+            )
+        i += 1
+    return flags, prompt
 
 
 def main(args: list[str]) -> int:
-    raise HeadlessUsageError(
-        "the interactive terminal UI is not in this build yet; run one turn with earshot -p PROMPT"
+    flags, prompt = split_prompt(args)
+    values = parse_flags(flags)
+    for dest in _HEADLESS_ONLY:
+        if dest in values:
+            raise UsageError(f"--{dest.replace('_', '-')} applies to headless runs: add -p PROMPT")
+
+    def text(key: str) -> str | None:
+        value = values.get(key)
+        return value if isinstance(value, str) else None
+
+    def words(key: str) -> tuple[str, ...]:
+        value = values.get(key)
+        return tuple(value) if isinstance(value, list) else ()
+
+    cwd = Path(text("cwd") or Path.cwd()).resolve()
+    if not cwd.is_dir():
+        raise UsageError(f"--cwd {cwd}: no such directory")
+    budget = values.get("max_budget_usd")
+    from earshot.tui._session import TuiOptions
+    from earshot.tui.main import run
+
+    return run(
+        TuiOptions(
+            cwd=cwd,
+            model=text("model"),
+            permission_mode=text("permission_mode"),
+            allow=words("allow"),
+            ask=words("ask"),
+            deny=words("deny"),
+            resume=text("resume"),
+            continue_latest=values.get("continue_latest") is True,
+            fork=values.get("fork_session") is True,
+            prompt=prompt,
+            images=words("images"),
+            append_system_prompt=text("append_system_prompt") or "",
+            max_budget_usd=float(budget) if isinstance(budget, int | float) else None,
+        )
     )

@@ -1,0 +1,438 @@
+"""The interactive session: one prompt-toolkit application (not full-screen) over one agent.
+
+::
+
+    scrollback      completed messages, tool calls, errors: printed once (render.Feed),
+                    above the live region, never redrawn
+    live region     the unfinished paragraph, queued messages, the spinner and activity,
+                    a permission prompt or a question, the input box, the status line
+                    (_layout.build_layout; repainted at most 30 times a second)
+
+The agent's turn runs as a task on the same event loop as the UI: typing goes on while it
+works, and Enter then queues the message (``Agent.queue_user_message``; the agent injects
+it between model calls). Esc aborts the turn; Ctrl-C twice or Ctrl-D on an empty line
+exits. No terminal query is ever sent (no DA1, no DCS, and no cursor position request).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input, create_input
+from prompt_toolkit.layout import Window
+from prompt_toolkit.output import Output, create_output
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from earshot import __version__
+from earshot.core._execute import Approval, ApprovalRequest
+from earshot.core.events import UserMessageInjected
+from earshot.core.factory import SessionSetup
+from earshot.core.input import InputError, TurnInput
+from earshot.core.permissions import MODES, Mode, PermissionGate
+from earshot.core.session import cwd_key, data_dir
+from earshot.core.tools.base import Question
+from earshot.providers import types as pt
+from earshot.tui._session import TuiOptions, close_setup, open_setup
+from earshot.tui.render import (
+    Feed,
+    Painter,
+    assistant_block,
+    error_block,
+    info_block,
+    message_text,
+    notice_block,
+    status_text,
+    user_block,
+)
+
+SYNC_START = "\x1b[?2026h"  # synchronized output: a mode set, not a query
+SYNC_END = "\x1b[?2026l"
+FRAME_INTERVAL = 1 / 30
+DOUBLE_PRESS = 2.0
+
+
+@dataclass
+class PendingApproval:
+    request: ApprovalRequest
+    future: asyncio.Future[Approval]
+    denying: bool = False
+
+
+@dataclass
+class PendingQuestion:
+    question: Question
+    future: asyncio.Future[str | None]
+
+
+@dataclass
+class Attachments:
+    """Pasted text collapsed to a placeholder, and images, until the message is sent."""
+
+    pastes: dict[str, str] = field(default_factory=dict)
+    images: dict[str, str] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.pastes.clear()
+        self.images.clear()
+
+
+def no_color() -> bool:
+    return bool(os.environ.get("NO_COLOR"))
+
+
+def history_for(cwd: Path) -> History:
+    """Input history shared by every session of the project, kept across runs."""
+    folder = data_dir() / "history"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return InMemoryHistory()
+    return FileHistory(str(folder / f"{cwd_key(cwd)}.txt"))
+
+
+class Tui:
+    def __init__(
+        self,
+        options: TuiOptions,
+        setup: SessionSetup,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+    ) -> None:
+        from earshot.tui._layout import build_application
+
+        self.options = options
+        self.setup = setup
+        self.output = output or _quiet_output()
+        self.input = input or create_input()
+        self.painter = Painter(self.output.get_size().columns, color=not no_color())
+        self.feed = Feed(self.painter)
+        self.base_cost = setup.session.cost_usd()
+        self.queued: list[str] = []
+        self.turn: asyncio.Task[None] | None = None
+        self.approval: PendingApproval | None = None
+        self.question: PendingQuestion | None = None
+        self.hint = ""
+        self.started = 0.0
+        self.attachments = Attachments()
+        self._last_ctrl_c = 0.0
+        from earshot.tui._attach import InputCompleter
+        from earshot.tui.commands import COMMANDS
+
+        self.buffer = Buffer(
+            multiline=True,
+            history=history_for(options.cwd),
+            completer=InputCompleter(options.cwd, {n: c[0] for n, c in COMMANDS.items()}),
+            complete_while_typing=True,
+            name="input",
+        )
+        self.side = Buffer(multiline=False, name="side")
+        self.windows: dict[str, Window] = {}
+        self.buffer.on_text_changed += self._typed
+        self.app: Application[int] = build_application(self)
+
+    # --- wiring for the agent ----------------------------------------------------------------
+
+    @property
+    def agent_running(self) -> bool:
+        return self.turn is not None and not self.turn.done()
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
+        self.approval = PendingApproval(request, future)
+        self.focus("approval")
+        try:
+            return await future
+        finally:
+            self.approval = None
+            self.side.reset()
+            self.focus("input")
+
+    async def ask(self, question: Question) -> str | None:
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self.question = PendingQuestion(question, future)
+        self.side.reset()
+        self.focus("side")
+        try:
+            return await future
+        finally:
+            self.question = None
+            self.side.reset()
+            self.focus("input")
+
+    def focus(self, name: str) -> None:
+        from earshot.tui._layout import focus
+
+        focus(self, name)
+
+    # --- printing above the live region ---------------------------------------------------------
+
+    def print_above(self, text: str) -> None:
+        """Write ``text`` into the scrollback, above the live region, exactly once."""
+        if not text:
+            return
+        app = self.app
+        if not app.is_running:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
+        out = self.output
+        out.write_raw(SYNC_START)
+        app.renderer.erase()
+        out.write_raw(text if text.endswith("\n") else text + "\n")
+        app.renderer.reset()
+        app._redraw()  # now, inside the synchronized update, so nothing flickers
+        out.write_raw(SYNC_END)
+        out.flush()
+
+    def say(self, text: str) -> None:
+        self.print_above(info_block(self._painter(), text))
+
+    def warn(self, text: str) -> None:
+        self.print_above(notice_block(self._painter(), "warning", text))
+
+    def error(self, text: str) -> None:
+        self.print_above(error_block(self._painter(), text))
+
+    def _painter(self) -> Painter:
+        self.painter.width = max(20, self.output.get_size().columns)
+        return self.painter
+
+    def _typed(self, _: Buffer) -> None:
+        if self.hint:
+            self.hint = ""
+
+    # --- input -----------------------------------------------------------------------------------
+
+    def submit(self) -> None:
+        """Enter in the input box: a slash command, or a message (sent or queued)."""
+        from earshot.tui import commands
+        from earshot.tui._attach import build_input
+
+        raw = self.buffer.text
+        if not raw.strip():
+            return
+        self.buffer.append_to_history()
+        self.buffer.reset()
+        found = commands.find(raw.strip())
+        if found is not None:
+            handler, arg = found
+            self.app.create_background_task(self._command(handler, arg))
+            return
+        if commands.looks_like_command(raw):
+            self.error(f"unknown command {raw.split()[0]}; /help lists them")
+            return
+        try:
+            shown, turn_input = build_input(raw, self.attachments, self.options.cwd)
+        except InputError as exc:
+            self.error(str(exc))
+            return
+        self.attachments.clear()
+        self.send(shown, turn_input)
+
+    async def _command(self, handler: Callable[[Tui, str], Awaitable[None]], arg: str) -> None:
+        try:
+            await handler(self, arg)
+        except Exception as exc:
+            self.error(f"command failed: {type(exc).__name__}: {exc}")
+        self.app.invalidate()
+
+    def paste(self, data: str) -> None:
+        from earshot.tui._attach import placeholder_for
+
+        self.buffer.insert_text(placeholder_for(data, self.attachments, self.options.cwd))
+
+    def replay(self, history: list[pt.Message], limit: int = 20) -> None:
+        """Print the last messages of a resumed session (text only)."""
+        painter = self._painter()
+        blocks: list[str] = []
+        for message in history[-limit:]:
+            text = message_text(message)
+            if not text.strip():
+                continue
+            if message.role == "user":
+                blocks.append(user_block(painter, text))
+            elif message.role == "assistant":
+                blocks.append(assistant_block(painter, text))
+        self.print_above("".join(blocks))
+
+    # --- turns ---------------------------------------------------------------------------------
+
+    def send(self, text: str, turn_input: TurnInput | None = None) -> None:
+        """Start a turn, or queue the message when one is running."""
+        if self.agent_running:
+            try:
+                self.setup.agent.queue_user_message(turn_input or text)
+            except InputError as exc:
+                self.error(str(exc))
+                return
+            self.queued.append(text)
+            self.app.invalidate()
+            return
+        self.print_above(user_block(self._painter(), text))
+        self.turn = asyncio.get_running_loop().create_task(self._drive(turn_input or text))
+
+    async def _drive(self, turn_input: TurnInput) -> None:
+        agent = self.setup.agent
+        self.started = time.monotonic()
+        ticker = asyncio.get_running_loop().create_task(self._tick())
+        try:
+            async for event in agent.run_turn(turn_input):
+                self._painter()
+                blocks = self.feed.event(event)
+                if isinstance(event, UserMessageInjected) and self.queued:
+                    self.queued.pop(0)
+                if blocks:
+                    self.print_above("".join(blocks))
+                self.app.invalidate()
+        except InputError as exc:
+            self.error(str(exc))
+        except Exception as exc:  # the UI outlives a bug in one turn
+            self.error(f"the turn failed: {type(exc).__name__}: {exc}")
+        finally:
+            ticker.cancel()
+            self.feed.live = ""
+            self.feed.activity = ""
+            self.app.invalidate()
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(0.1)
+            self.app.invalidate()
+
+    def interrupt(self) -> None:
+        if self.agent_running:
+            self.setup.agent.abort()
+
+    # --- status --------------------------------------------------------------------------------
+
+    def status(self) -> str:
+        agent = self.setup.agent
+        info = agent.target.info
+        total = agent.total_cost_usd
+        return status_text(
+            model=agent.target.ref,
+            mode=self.mode(),
+            context_tokens=self.feed.context_tokens,
+            context_window=info.context if info is not None else 0,
+            cost_usd=None if total is None else self.base_cost + total,
+            session_id=self.setup.session.id,
+        )
+
+    def mode(self) -> Mode:
+        gate = self.setup.agent.gate
+        return gate.mode if isinstance(gate, PermissionGate) else self.setup.mode
+
+    def set_mode(self, mode: Mode) -> None:
+        gate = self.setup.agent.gate
+        if isinstance(gate, PermissionGate):
+            gate.mode = mode
+        self.app.invalidate()
+
+    def cycle_mode(self) -> None:
+        self.set_mode(MODES[(MODES.index(self.mode()) + 1) % len(MODES)])
+
+    def ctrl_c(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c < DOUBLE_PRESS:
+            self.exit()
+            return
+        self._last_ctrl_c = now
+        if self.agent_running:
+            self.interrupt()
+        self.buffer.reset()
+        self.hint = "press Ctrl-C again to exit"
+        self.app.invalidate()
+
+    def exit(self) -> None:
+        self.interrupt()
+        if not self.app.is_done:
+            self.app.exit(result=0)
+
+    # --- replacing the session (/clear, /resume, /fork) ---------------------------------------
+
+    async def replace_session(self, options: TuiOptions) -> bool:
+        if self.agent_running:
+            self.error("wait for the turn to finish (or press Esc) first")
+            return False
+        old = self.setup
+        mode = self.mode()
+        model = old.agent.target.ref
+        await close_setup(old)
+        try:
+            self.setup = open_setup(
+                options,
+                approve=self.approve,
+                ask=self.ask,
+                model=model if options.resume is None else None,
+                mode=mode,
+            )
+        except Exception as exc:
+            self.error(str(exc))
+            self.setup = open_setup(
+                TuiOptions(cwd=options.cwd, model=model),
+                approve=self.approve,
+                ask=self.ask,
+                mode=mode,
+            )
+            return False
+        self.options = options
+        self.base_cost = self.setup.session.cost_usd()
+        self.feed = Feed(self._painter())
+        self.queued.clear()
+        return True
+
+    # --- run ------------------------------------------------------------------------------------
+
+    def banner(self) -> str:
+        setup = self.setup
+        lines = [
+            f"earshot {__version__} · {setup.agent.target.ref} · {self.options.cwd}",
+            f"session {setup.session.id}{' (resumed)' if setup.resumed else ''} · "
+            "/help for commands · Esc interrupts · Ctrl-D exits",
+        ]
+        return info_block(self._painter(), "\n".join(lines))
+
+    async def run(self, first: Callable[[], Awaitable[None]] | None = None) -> int:
+        self.print_above(self.banner())
+        for warning in self.setup.warnings:
+            self.print_above(notice_block(self.painter, "warning", warning))
+        if self.setup.resumed:
+            self.replay(self.setup.agent.history)
+
+        async def start() -> None:
+            if first is not None:
+                await first()
+
+        def pre_run() -> None:
+            self.app.create_background_task(start())
+
+        try:
+            result = await self.app.run_async(pre_run=pre_run)
+        finally:
+            if self.turn is not None and not self.turn.done():
+                self.setup.agent.abort()
+                await asyncio.wait({self.turn}, timeout=5.0)
+            await close_setup(self.setup)
+        return result
+
+
+def _quiet_output() -> Output:
+    """The terminal, with prompt-toolkit's cursor position request turned off: earshot
+    never sends a query a terminal might not answer (ConPTY hangs on them)."""
+    output = create_output(stdout=sys.stdout)
+    if isinstance(output, Vt100_Output):
+        output.enable_cpr = False
+    return output
+
+
+__all__ = ["Attachments", "PendingApproval", "PendingQuestion", "Tui", "history_for", "no_color"]

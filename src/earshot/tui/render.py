@@ -1,0 +1,338 @@
+"""From agent events to text: what goes into the scrollback (once) and what the live region
+shows. Pure functions and one small state machine, testable without a terminal.
+
+::
+
+    Painter         rich renderables -> ANSI text at a width (colour off for NO_COLOR)
+    *_block         one printed block each: user, assistant markdown, tool call + result
+                    (collapsed; a diff coloured), notice, turn end
+    split_blocks    streamed markdown cut at the last blank line outside a code fence
+    Feed            events in, blocks to print out; keeps the live state (the streamed text
+                    not yet printed, the current activity)
+    status_text     the status line
+
+Contract: every completed message, tool call and error leaves ``Feed.event`` exactly once,
+as text to print above the live region; nothing printed is ever drawn again. What the live
+region holds (``Feed.live``) is only the current, unfinished paragraph, so the cost of a
+repaint does not grow with the transcript.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rich.console import Console, RenderableType
+from rich.markdown import Markdown
+from rich.table import Table
+from rich.text import Text
+
+from earshot.core.events import (
+    AgentEvent,
+    AssistantMessage,
+    ModelCallStarted,
+    Notice,
+    PermissionDecided,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallRequested,
+    ToolCallStreaming,
+    ToolFinished,
+    TurnEnded,
+    TurnStarted,
+    UserMessageInjected,
+    result_text,
+)
+from earshot.providers import types as pt
+
+RESULT_LINES = 4
+DIFF_LINES = 40
+LIVE_CHARS = 6000
+_TRAILING = re.compile(r"[ ]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
+
+
+class Painter:
+    """Renders rich objects to ANSI text for a terminal ``width`` columns wide."""
+
+    def __init__(self, width: int = 80, *, color: bool = True) -> None:
+        self.width = max(20, width)
+        self.color = color
+
+    def render(self, *items: RenderableType) -> str:
+        buf = io.StringIO()
+        console = Console(
+            file=buf,
+            width=self.width,
+            force_terminal=True,
+            color_system="256" if self.color else None,
+            no_color=not self.color,
+            highlight=False,
+            emoji=False,
+            legacy_windows=False,
+            force_jupyter=False,
+        )
+        for item in items:
+            console.print(item)
+        return _TRAILING.sub(r"\1", buf.getvalue())
+
+
+def _markdown(text: str) -> Markdown:
+    return Markdown(text, code_theme="monokai", hyperlinks=False)
+
+
+def user_block(p: Painter, text: str, *, note: str = "") -> str:
+    line = Text()
+    line.append("› ", style="bold cyan")
+    line.append(text.rstrip("\n"), style="bold")
+    if note:
+        line.append(f"  ({note})", style="dim")
+    return p.render(Text(""), line)
+
+
+def assistant_block(p: Painter, text: str) -> str:
+    if not text.strip():
+        return ""
+    return p.render(_markdown(text.strip("\n")))
+
+
+def collapse(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int]:
+    """The first ``lines`` lines of ``text`` and how many were left out."""
+    rows = text.rstrip("\n").splitlines()
+    if len(rows) <= lines:
+        return rows, 0
+    return rows[:lines], len(rows) - lines
+
+
+def diff_text(diff: str, lines: int = DIFF_LINES) -> Text:
+    """A unified diff, coloured: additions green, removals red, hunks cyan."""
+    out = Text()
+    rows, hidden = collapse(diff, lines)
+    for row in rows:
+        style = ""
+        if row.startswith(("+++", "---")):
+            style = "bold"
+        elif row.startswith("+"):
+            style = "green"
+        elif row.startswith("-"):
+            style = "red"
+        elif row.startswith("@@"):
+            style = "cyan"
+        out.append("    " + row + "\n", style=style)
+    if hidden:
+        out.append(f"    … {hidden} more diff lines\n", style="dim")
+    return out
+
+
+def tool_block(
+    p: Painter,
+    title: str,
+    result: str,
+    *,
+    is_error: bool = False,
+    brief: str = "",
+    diff: str = "",
+) -> str:
+    head = Text()
+    head.append("● ", style="red" if is_error else "green")
+    head.append(title, style="bold")
+    if brief:
+        head.append(f"  {brief}", style="dim")
+    if diff:
+        return p.render(head, diff_text(diff))
+    rows, hidden = collapse(result)
+    if not rows:
+        return p.render(head)
+    body = Text("\n".join(row[: p.width * 4] for row in rows), style="red" if is_error else "dim")
+    if hidden:
+        body.append(f"\n… +{hidden} lines", style="dim")
+    grid = Table.grid(padding=0)
+    grid.add_column(width=4, no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    grid.add_row(Text("  ⎿ ", style="dim"), body)
+    return p.render(head, grid)
+
+
+def notice_block(p: Painter, level: str, message: str) -> str:
+    style = "yellow" if level == "warning" else "dim"
+    return p.render(Text(f"{'!' if level == 'warning' else '·'} {message}", style=style))
+
+
+def error_block(p: Painter, message: str) -> str:
+    return p.render(Text(f"✗ {message}", style="bold red"))
+
+
+def info_block(p: Painter, text: str) -> str:
+    return p.render(Text(text, style="dim"))
+
+
+def split_blocks(text: str) -> tuple[str, str]:
+    """``(complete, rest)``: ``text`` cut after its last blank line that lies outside a
+    code fence, so a paragraph is printed only once it is finished."""
+    cut = -1
+    search = 0
+    while True:
+        found = text.find("\n\n", search)
+        if found < 0:
+            break
+        if text.count("```", 0, found) % 2 == 0:
+            cut = found
+        search = found + 1
+    if cut < 0:
+        return "", text
+    return text[:cut], text[cut + 2 :].lstrip("\n")
+
+
+def message_text(message: pt.Message) -> str:
+    return "".join(p.text for p in message.parts if isinstance(p, pt.TextPart))
+
+
+@dataclass
+class Feed:
+    """The printed transcript's state machine. ``event`` returns the blocks to print now;
+    ``live`` is the streamed text not printed yet; ``activity`` what the spinner says."""
+
+    painter: Painter
+    live: str = ""
+    activity: str = ""
+    context_tokens: int = 0
+    last_cost: float | None = 0.0
+    _streamed: bool = False
+    _titles: dict[str, str] = field(default_factory=dict)
+
+    def event(self, event: AgentEvent) -> list[str]:
+        p = self.painter
+        out: list[str] = []
+        match event:
+            case TurnStarted():
+                self.activity = "waiting for the model"
+            case ModelCallStarted():
+                self.live = ""
+                self._streamed = False
+                self.activity = "waiting for the model"
+            case TextDelta(text=text):
+                self.activity = "writing"
+                self._streamed = True
+                self.live += text
+                done, self.live = split_blocks(self.live)
+                if done.strip():
+                    out.append(assistant_block(p, done))
+            case ReasoningDelta():
+                self.activity = "thinking"
+            case ToolCallStreaming(name=name):
+                self.activity = f"preparing {name}"
+            case AssistantMessage(message=message, usage=usage, total_cost_usd=total):
+                rest = self.live if self._streamed else message_text(message)
+                self.live = ""
+                if rest.strip():
+                    out.append(assistant_block(p, rest))
+                self.context_tokens = (
+                    usage.input + usage.cache_read + usage.cache_write + usage.output
+                )
+                self.last_cost = total
+                self.activity = ""
+            case ToolCallRequested(call=call, title=title):
+                self._titles[call.id] = title
+                self.activity = f"running {title}"
+            case PermissionDecided():
+                pass
+            case ToolFinished(result=result, brief=brief, display=display):
+                title = self._titles.pop(result.call_id, result.name)
+                diff = display.get("diff")
+                out.append(
+                    tool_block(
+                        p,
+                        title,
+                        result_text(result),
+                        is_error=result.is_error,
+                        brief=brief,
+                        diff=diff if isinstance(diff, str) and not result.is_error else "",
+                    )
+                )
+                self.activity = "waiting for the model"
+            case UserMessageInjected(message=message):
+                out.append(user_block(p, message_text(message), note="sent while working"))
+            case Notice(level=level, message=text):
+                out.append(notice_block(p, level, text))
+            case TurnEnded() as ended:
+                if self.live.strip():
+                    out.append(assistant_block(p, self.live))
+                self.live = ""
+                self.activity = ""
+                self._titles.clear()
+                self.last_cost = ended.total_cost_usd
+                line = turn_end_line(ended)
+                if line:
+                    out.append(
+                        error_block(p, line)
+                        if ended.reason == "error"
+                        else notice_block(p, "warning", line)
+                    )
+        return [block for block in out if block]
+
+
+def turn_end_line(ended: TurnEnded) -> str:
+    match ended.reason:
+        case "end_turn":
+            return ""
+        case "aborted":
+            return "interrupted"
+        case "error":
+            return f"the model call failed: {ended.error or ended.error_kind or 'unknown error'}"
+        case "max_turns":
+            return "stopped: the limit on model calls was reached"
+        case "budget":
+            return "stopped: the cost budget is spent"
+        case "length":
+            return "the answer hit the model's output limit"
+        case "refusal":
+            return "the model refused"
+
+
+def live_lines(p: Painter, text: str, height: int) -> str:
+    """The unfinished paragraph as markdown, cut to its last ``height`` lines."""
+    if not text.strip() or height <= 0:
+        return ""
+    rendered = p.render(_markdown(text[-LIVE_CHARS:])).rstrip("\n")
+    rows = rendered.split("\n")
+    return "\n".join(rows[-height:])
+
+
+def status_text(
+    *,
+    model: str,
+    mode: str,
+    context_tokens: int,
+    context_window: int,
+    cost_usd: float | None,
+    session_id: str,
+    extra: Sequence[str] = (),
+) -> str:
+    """``model · mode · ctx N% · $cost · session`` (a plain string)."""
+    parts = [model, mode]
+    if context_window > 0:
+        parts.append(f"ctx {min(100, round(100 * context_tokens / context_window))}%")
+    parts.append("$?" if cost_usd is None else f"${cost_usd:.4f}")
+    parts.append(session_id[:8])
+    parts.extend(extra)
+    return " · ".join(parts)
+
+
+__all__ = [
+    "Feed",
+    "Painter",
+    "assistant_block",
+    "collapse",
+    "diff_text",
+    "error_block",
+    "info_block",
+    "live_lines",
+    "message_text",
+    "notice_block",
+    "split_blocks",
+    "status_text",
+    "tool_block",
+    "turn_end_line",
+    "user_block",
+]
