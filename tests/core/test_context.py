@@ -276,3 +276,42 @@ async def test_budget_from_settings_stops_before_the_next_call(
     assert end.reason == "budget"
     assert len(fake_provider.requests) == 1
     setup.session.close()
+
+
+def test_a_likely_check_is_detected_from_the_project(tmp_path: Path) -> None:
+    from earshot.core.verify import suggest
+
+    assert suggest(tmp_path) is None
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    assert suggest(tmp_path) == "pytest -q"
+    node = tmp_path / "web"
+    node.mkdir()
+    (node / "package.json").write_text('{"scripts": {"test": "vitest"}}')
+    assert suggest(node) == "npm test"
+
+
+async def test_an_unconfigured_project_is_shown_its_likely_check_once(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    from earshot.core.events import Notice
+
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("b1", "bash", {"command": "touch a"})]),
+        anthropic.text_turn("done"),
+    )
+    agent = Agent(
+        target=WIRES[0].target(fake_provider),
+        tools=builtin_tools(["bash"]),
+        cwd=tmp_path,
+        gate=ScriptedGate(),
+        retry=FAST_RETRY,
+        verify_suggestion="pytest -q",
+    )
+    events = await run(agent, "change something")
+    notices = [e for e in events if isinstance(e, Notice)]
+    assert len(notices) == 1
+    assert '"verify": ["pytest -q"]' in notices[0].message
+    end = events[-1]
+    assert isinstance(end, TurnEnded)
+    assert end.verification == "not_configured"
+    assert len(fake_provider.requests) == 2

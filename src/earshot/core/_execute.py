@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, TypeVar
 
 import anyio
 
@@ -25,7 +25,7 @@ from earshot.core.events import (
     ToolFinished,
     denial,
 )
-from earshot.core.permissions import Mode
+from earshot.core.ports import Gate, Snapshotter
 from earshot.core.tools.base import (
     AnyTool,
     PermissionRequest,
@@ -37,38 +37,6 @@ from earshot.core.tools.base import (
 from earshot.providers.types import JSONObject, TextPart, ToolCallPart, ToolResultPart
 
 T = TypeVar("T")
-
-
-class CommandPart(Protocol):
-    @property
-    def command(self) -> str: ...
-
-
-class GateDecision(Protocol):
-    @property
-    def outcome(self) -> str: ...
-
-    @property
-    def commands(self) -> Sequence[CommandPart]: ...
-
-    @property
-    def reason(self) -> str: ...
-
-    @property
-    def rule(self) -> str | None: ...
-
-
-class Gate(Protocol):
-    mode: Mode
-    """The permission mode in force; front-ends switch it (``/mode``, ACP modes)."""
-
-    def check(self, request: PermissionRequest, *, read_only: bool) -> GateDecision: ...
-
-    def grant_session(self, request: PermissionRequest) -> None: ...
-
-
-class Snapshotter(Protocol):
-    async def snapshot(self, label: str = "") -> str | None: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -329,9 +297,6 @@ __all__ = [
     "Approval",
     "ApprovalRequest",
     "ApproveFn",
-    "Gate",
-    "GateDecision",
-    "Snapshotter",
     "ToolBatch",
     "race",
 ]

@@ -30,13 +30,12 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Protocol
 
 import anyio
 import httpx
 
 from earshot.core import verify
-from earshot.core._execute import ApproveFn, Gate, Snapshotter, ToolBatch
+from earshot.core._execute import ApproveFn, ToolBatch
 from earshot.core.context import (
     ContextPolicy,
     TokenGauge,
@@ -53,6 +52,7 @@ from earshot.core.events import (
     CompactionReason,
     CompactionStarted,
     ModelCallStarted,
+    Notice,
     ReasoningDelta,
     StopReason,
     TextDelta,
@@ -63,38 +63,15 @@ from earshot.core.events import (
     Verification,
 )
 from earshot.core.input import TurnInput, user_message
+from earshot.core.ports import Gate, Snapshotter, Transcript
 from earshot.core.tools.base import AnyTool, AskFn, ToolContext
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
-from earshot.core.tools.state import Todo, ToolState
+from earshot.core.tools.state import ToolState
 from earshot.providers import types as pt
 from earshot.providers.pricing import cost_usd
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.stream import stream
 from earshot.providers.target import Target
-
-
-class Transcript(Protocol):
-    """Where the loop records what happened (``core.session.Session``)."""
-
-    async def append_message(
-        self,
-        message: pt.Message,
-        *,
-        usage: pt.Usage | None = None,
-        cost_usd: float | None = None,
-        model: str | None = None,
-    ) -> str: ...
-
-    async def append_model_switch(self, model: str) -> str: ...
-
-    async def append_todos(self, todos: list[Todo]) -> str: ...
-
-    async def append_compaction(
-        self, preamble: list[pt.Message], *, first_kept: str | None, tokens_before: int | None
-    ) -> str: ...
-
-    async def end_turn(self) -> None: ...
-
 
 _STOP_FOR_FINISH: dict[pt.FinishReason, StopReason] = {
     "stop": "end_turn",
@@ -133,6 +110,7 @@ class Agent:
         policy: ContextPolicy | None = None,
         verify: Sequence[str] = (),
         verify_rounds: int = 3,
+        verify_suggestion: str | None = None,
     ) -> None:
         self.target = target
         self.tools: dict[str, AnyTool] = {tool.name: tool for tool in tools}
@@ -162,6 +140,7 @@ class Agent:
         self.gauge = TokenGauge()
         self.verify = list(verify)
         self.verify_rounds = verify_rounds
+        self.verify_suggestion = verify_suggestion
         self.total_usage = pt.Usage()
         self.total_cost_usd: float | None = 0.0
         self._turn_usage = pt.Usage()
@@ -435,6 +414,9 @@ class Agent:
                 reason = _STOP_FOR_FINISH[finish.reason]
                 if reason == "end_turn" and self._queue:
                     continue
+                if reason == "end_turn" and changed and not self.verify and self.verify_suggestion:
+                    yield Notice(level="info", message=verify.hint(self.verify_suggestion))
+                    self.verify_suggestion = None  # once a session
                 if reason == "end_turn" and changed and self.verify and "bash" in self.tools:
                     verify_round += 1
                     checks = verify.Checks()
@@ -506,4 +488,4 @@ class Agent:
             await self._append(pt.Message(role="tool", parts=results))
 
 
-__all__ = ["Agent", "Transcript"]
+__all__ = ["Agent"]

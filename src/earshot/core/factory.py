@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from earshot.core import verify
 from earshot.core._execute import ApproveFn
 from earshot.core.agent import Agent
 from earshot.core.memory import load_memory, memory_prompt
@@ -182,6 +183,7 @@ def create_session(
         state=state,
         verify=settings.verify,
         verify_rounds=settings.verify_rounds,
+        verify_suggestion=None if settings.verify else verify.suggest(cwd),
     )
     return SessionSetup(
         agent=agent,

@@ -9,11 +9,14 @@ and never reports success over a failed check.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from earshot.core._execute import Approval, ApprovalRequest, ApproveFn, Gate
+from earshot.core._execute import Approval, ApprovalRequest, ApproveFn
 from earshot.core.events import Verification, VerificationRan
+from earshot.core.ports import Gate
 from earshot.core.tools.base import AnyTool, ToolContext, ToolError
 from earshot.providers import types as pt
 
@@ -100,6 +103,36 @@ async def run(
         yield event
 
 
+def suggest(cwd: Path) -> str | None:
+    """A check this project probably uses, to show (never to run) when none is configured."""
+    pyproject = cwd / "pyproject.toml"
+    if (cwd / "pytest.ini").is_file() or (
+        pyproject.is_file() and "pytest" in pyproject.read_text("utf-8", "replace")
+    ):
+        return "pytest -q"
+    package = cwd / "package.json"
+    if package.is_file():
+        try:
+            scripts = json.loads(package.read_text("utf-8")).get("scripts", {})
+        except (ValueError, AttributeError):
+            scripts = {}
+        if isinstance(scripts, dict) and "test" in scripts:
+            return "npm test"
+    if (cwd / "Cargo.toml").is_file():
+        return "cargo test"
+    if (cwd / "go.mod").is_file():
+        return "go test ./..."
+    return None
+
+
+def hint(command: str) -> str:
+    return (
+        f"files changed and no verification is configured; this project looks like it uses "
+        f'`{command}`: add "verify": ["{command}"] to .earshot/settings.json to run it after '
+        "each turn that changes files"
+    )
+
+
 def feedback(failures: Sequence[VerificationRan]) -> pt.Message:
     """The user message that hands failing checks back to the model."""
     blocks = [
@@ -114,4 +147,4 @@ def feedback(failures: Sequence[VerificationRan]) -> pt.Message:
     return pt.Message(role="user", parts=[pt.TextPart(text=text)])
 
 
-__all__ = ["Checks", "feedback", "run"]
+__all__ = ["Checks", "feedback", "hint", "run", "suggest"]

@@ -1,0 +1,86 @@
+"""The ports of the agent loop: what core needs from its collaborators, as protocols.
+
+::
+
+    Gate         the permission gate (core.permissions.PermissionGate)
+    Snapshotter  takes an undo snapshot before a mutating batch (core.factory.UndoRecorder)
+    Transcript   records what happened (core.session.Session)
+
+Tests and other front-ends may pass their own implementations; conformance is structural.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from earshot.core.permissions import Mode
+from earshot.core.tools.base import PermissionRequest
+from earshot.core.tools.state import Todo
+from earshot.providers import types as pt
+
+
+class CommandPart(Protocol):
+    @property
+    def command(self) -> str: ...
+
+
+class GateDecision(Protocol):
+    @property
+    def outcome(self) -> str: ...
+
+    @property
+    def commands(self) -> Sequence[CommandPart]: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def rule(self) -> str | None: ...
+
+
+class Gate(Protocol):
+    mode: Mode
+    """The permission mode in force; front-ends switch it (``/mode``, ACP modes)."""
+
+    def check(self, request: PermissionRequest, *, read_only: bool) -> GateDecision: ...
+
+    def grant_session(self, request: PermissionRequest) -> None: ...
+
+
+class Snapshotter(Protocol):
+    async def snapshot(self, label: str = "") -> str | None: ...
+
+
+class Transcript(Protocol):
+    """Where the loop records what happened (``core.session.Session``)."""
+
+    async def append_message(
+        self,
+        message: pt.Message,
+        *,
+        usage: pt.Usage | None = None,
+        cost_usd: float | None = None,
+        model: str | None = None,
+    ) -> str: ...
+
+    async def append_model_switch(self, model: str) -> str: ...
+
+    async def append_todos(self, todos: list[Todo]) -> str: ...
+
+    async def append_compaction(
+        self, preamble: list[pt.Message], *, first_kept: str | None, tokens_before: int | None
+    ) -> str: ...
+
+    async def end_turn(self) -> None: ...
+
+
+if TYPE_CHECKING:  # the real implementations conform (checked by mypy, never run)
+    from earshot.core.permissions.gate import PermissionGate
+    from earshot.core.session import Session
+
+    def _conformance(gate: PermissionGate, session: Session) -> tuple[Gate, Transcript]:
+        return gate, session
+
+
+__all__ = ["CommandPart", "Gate", "GateDecision", "Snapshotter", "Transcript"]
