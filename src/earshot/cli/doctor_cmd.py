@@ -1,9 +1,252 @@
-"""``earshot doctor``: what this install has and can reach (being built: see issue 9)."""
+"""``earshot doctor``: what this install has and can reach, for a person or (``--json``) a script.
+
+Sections, in order::
+
+    earshot      version, Python, platform, whether this is a frozen binary
+    compiled     each mypyc-compiled module: compiled | pure | fallback (a compiled file
+                 that failed to load, so the module runs as pure Python; one warning)
+    versions     msgspec, httpx, anyio, tree-sitter, tree-sitter-bash
+    config       the settings scopes and auth.json: found or not, readable or not
+    providers    the providers with a key, and where the key comes from (never the key)
+    tools        git, ripgrep, and the shell commands run with (Git Bash on Windows)
+
+Exit status: 0 when nothing is wrong (warnings included), 1 when a problem stops part of
+earshot from working (an unreadable settings or auth file, no shell). JSON field names are
+part of what scripts rely on: add fields, never rename them.
+"""
 
 from __future__ import annotations
 
-from earshot.cli._errors import UsageError
+import importlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from earshot import __version__
+from earshot._compiled import COMPILED, FALLBACKS, is_compiled
+from earshot.providers.types import JSONObject, JSONValue
+
+PACKAGES = ("msgspec", "httpx", "anyio", "tree-sitter", "tree-sitter-bash")
+_MODULE_OF = {"tree-sitter": "tree_sitter", "tree-sitter-bash": "tree_sitter_bash"}
+
+
+def _package_version(name: str) -> str:
+    """The installed version; frozen binaries may lack the metadata, so ``__version__`` next."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        pass
+    try:
+        module = importlib.import_module(_MODULE_OF.get(name, name))
+    except ImportError:
+        return "missing"
+    found = getattr(module, "__version__", None)
+    return found if isinstance(found, str) else "unknown"
+
+
+def compiled_status() -> list[JSONObject]:
+    """One record per compiled module. Importing them here is what triggers a fallback."""
+    records: list[JSONObject] = []
+    for name in COMPILED:
+        record: JSONObject = {"module": name}
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:  # the pure source is broken too: report it, do not crash
+            record |= {"status": "broken", "file": None, "reason": f"{type(exc).__name__}: {exc}"}
+            records.append(record)
+            continue
+        if name in FALLBACKS:
+            record |= {"status": "fallback", "reason": FALLBACKS[name]}
+        else:
+            record["status"] = "compiled" if is_compiled(module) else "pure"
+        record["file"] = getattr(module, "__file__", None)
+        records.append(record)
+    return records
+
+
+def _config(cwd: Path) -> tuple[list[JSONValue], JSONObject, list[str]]:
+    from earshot.core.settings import settings_paths
+    from earshot.providers.auth import AuthStore, auth_path
+    from earshot.providers.jsonfile import JSONFileError, load_json_object
+
+    problems: list[str] = []
+    files: list[JSONValue] = []
+    for scope, path in settings_paths(cwd):
+        record: JSONObject = {"scope": scope, "path": str(path), "found": path.is_file()}
+        try:
+            load_json_object(path)
+        except JSONFileError as exc:
+            record["error"] = str(exc)
+            problems.append(str(exc))
+        files.append(record)
+    path = auth_path()
+    auth: JSONObject = {"path": str(path), "found": path.is_file(), "providers": []}
+    try:
+        auth["providers"] = list(AuthStore(path).providers())
+    except JSONFileError as exc:
+        auth["error"] = str(exc)
+        problems.append(str(exc))
+    if auth["found"] and os.name == "posix" and path.stat().st_mode & 0o077:
+        auth["warning"] = f"{path} is readable by other users: run chmod 600 {path}"
+    return files, auth, problems
+
+
+def _providers(stored: list[str]) -> list[JSONValue]:
+    from earshot.providers.registry import PROVIDERS, key_from_env
+
+    found: list[JSONValue] = []
+    for spec in PROVIDERS:
+        env = key_from_env(spec, os.environ)
+        if env is not None:
+            found.append({"id": spec.id, "key_source": f"env {env[0]}"})
+        elif spec.id in stored:
+            found.append({"id": spec.id, "key_source": "auth.json"})
+    return found
+
+
+def _tool_version(path: str) -> str:
+    try:
+        done = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    first = done.stdout.strip().splitlines()
+    return first[0] if first else "unknown"
+
+
+def _tools() -> tuple[JSONObject, list[str]]:
+    from earshot.core.tools._shell import find_bash
+    from earshot.core.tools.base import ToolError
+
+    tools: JSONObject = {}
+    for name, program in (("git", "git"), ("ripgrep", "rg")):
+        path = shutil.which(program)
+        tools[name] = (
+            {"found": True, "path": path, "version": _tool_version(path)}
+            if path
+            else {"found": False}
+        )
+    try:
+        shell = find_bash()
+    except ToolError as exc:
+        tools["bash"] = {"found": False, "error": exc.brief}
+        return tools, [str(exc)]
+    bash: JSONObject = {"found": True, "path": shell.path}
+    if shell.note:
+        bash["note"] = shell.note
+    tools["bash"] = bash
+    return tools, []
+
+
+def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
+    """The whole report, its warnings and its problems."""
+    compiled = compiled_status()
+    warnings: list[str] = []
+    fell_back = [str(r["module"]) for r in compiled if r["status"] == "fallback"]
+    if fell_back:
+        warnings.append(
+            f"compiled module{'s' if len(fell_back) > 1 else ''} failed to load, running as "
+            f"pure Python (slower, same behaviour): {', '.join(fell_back)}; reinstall earshot"
+        )
+    files, auth, problems = _config(cwd)
+    if "warning" in auth:
+        warnings.append(str(auth["warning"]))
+    stored = auth.get("providers")
+    tools, tool_problems = _tools()
+    problems += tool_problems
+    problems += [
+        f"{r['module']} cannot be imported: {r['reason']}"
+        for r in compiled
+        if r["status"] == "broken"
+    ]
+    data: JSONObject = {
+        "earshot": __version__,
+        "python": {
+            "version": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "executable": sys.executable,
+        },
+        "platform": sys.platform,
+        "frozen": bool(getattr(sys, "frozen", False)),
+        "compiled": list[JSONValue](compiled),
+        "versions": {name: _package_version(name) for name in PACKAGES},
+        "config": files,
+        "auth": auth,
+        "providers": _providers([str(p) for p in stored] if isinstance(stored, list) else []),
+        "tools": tools,
+        "warnings": list[JSONValue](warnings),
+        "problems": list[JSONValue](problems),
+    }
+    return data, warnings, problems
+
+
+def _text(data: JSONObject) -> str:
+    python = data["python"]
+    assert isinstance(python, dict)
+    lines = [
+        f"earshot {data['earshot']} (Python {python['version']} {python['implementation']}, "
+        f"{data['platform']}{', frozen binary' if data['frozen'] else ''})",
+        "",
+        "compiled modules",
+    ]
+    for record in data["compiled"] if isinstance(data["compiled"], list) else []:
+        assert isinstance(record, dict)
+        lines.append(f"  {record['module']:<34} {record['status']}")
+    lines += ["", "versions"]
+    versions = data["versions"]
+    assert isinstance(versions, dict)
+    lines += [f"  {name:<34} {version}" for name, version in versions.items()]
+    lines += ["", "config files"]
+    for record in data["config"] if isinstance(data["config"], list) else []:
+        assert isinstance(record, dict)
+        state = "unreadable" if "error" in record else "found" if record["found"] else "none"
+        lines.append(f"  {record['scope']:<8} {state:<10} {record['path']}")
+    auth = data["auth"]
+    assert isinstance(auth, dict)
+    state = "unreadable" if "error" in auth else "found" if auth["found"] else "none"
+    lines.append(f"  {'auth':<8} {state:<10} {auth['path']}")
+    lines += ["", "providers with a key"]
+    providers = data["providers"]
+    assert isinstance(providers, list)
+    for record in providers:
+        assert isinstance(record, dict)
+        lines.append(f"  {record['id']:<34} {record['key_source']}")
+    if not providers:
+        lines.append("  (none: set a provider's API key variable, or run `earshot auth login`)")
+    lines += ["", "tools"]
+    tools = data["tools"]
+    assert isinstance(tools, dict)
+    for name, record in tools.items():
+        assert isinstance(record, dict)
+        if record["found"]:
+            detail = str(record["path"])
+            if record.get("version"):
+                detail += f"  ({record['version']})"
+        else:
+            detail = f"not found{': ' + str(record['error']) if 'error' in record else ''}"
+        lines.append(f"  {name:<34} {detail}")
+    return "\n".join(lines) + "\n"
 
 
 def main(*, as_json: bool) -> int:
-    raise UsageError("earshot doctor is not in this build yet")
+    data, warnings, problems = report(Path.cwd())
+    if as_json:
+        import msgspec
+
+        sys.stdout.write(msgspec.json.format(msgspec.json.encode(data), indent=2).decode() + "\n")
+    else:
+        sys.stdout.write(_text(data))
+        for warning in warnings:
+            sys.stderr.write(f"earshot: warning: {warning}\n")
+        for problem in problems:
+            sys.stderr.write(f"earshot: problem: {problem}\n")
+    return 1 if problems else 0
+
+
+__all__ = ["PACKAGES", "compiled_status", "main", "report"]
