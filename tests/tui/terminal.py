@@ -1,0 +1,208 @@
+"""A real ``earshot`` in a pseudo-terminal, read through a pyte screen with scrollback.
+
+``Terminal`` starts the process on the slave side of a pty (stdin and stdout are a
+terminal, so ``earshot`` opens the interactive UI), reads everything it writes on a
+thread, keeps the raw bytes (``raw``) and feeds them to a ``pyte.HistoryScreen``: ``text()``
+is the scrollback plus the screen, as a person would read it after scrolling up.
+
+Waits are bounded hang guards (they fail with the screen in the message), never timing
+assertions.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import TracebackType
+
+import pyte
+
+MODEL = "anthropic/claude-sonnet-4-6"
+KEY = "sk-ant-test-key-0123456789"
+WAIT = 30.0
+
+ESC = "\x1b"
+CTRL_C = "\x03"
+CTRL_D = "\x04"
+ENTER = "\r"
+SHIFT_TAB = "\x1b[Z"
+
+
+def _winsize(fd: int, rows: int, cols: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+class Terminal:
+    def __init__(
+        self,
+        args: list[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        rows: int = 24,
+        cols: int = 100,
+    ) -> None:
+        self.rows, self.cols = rows, cols
+        self.screen = pyte.HistoryScreen(cols, rows, history=100_000)
+        self.stream = pyte.ByteStream(self.screen)
+        self.raw = bytearray()
+        self._lock = threading.Lock()
+        master, slave = os.openpty()
+        _winsize(slave, rows, cols)
+        self._master = master
+        self._stderr = open(cwd.parent / f"earshot-stderr-{os.getpid()}.txt", "w+b")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "earshot", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=self._stderr,
+            cwd=cwd,
+            env={**env, "TERM": "xterm-256color", "PYTHONUNBUFFERED": "1"},
+            start_new_session=True,
+            close_fds=True,
+        )
+        os.close(slave)
+        self._reader = threading.Thread(target=self._read, name="pty-reader", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                ready, _, _ = select.select([self._master], [], [], 0.05)
+                if not ready:
+                    if self.proc.poll() is not None:
+                        return
+                    continue
+                data = os.read(self._master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self._lock:
+                self.raw += data
+                self.stream.feed(data)
+
+    # --- input ---------------------------------------------------------------------------------
+
+    def send(self, text: str) -> None:
+        os.write(self._master, text.encode())
+
+    def type_line(self, text: str) -> None:
+        """Type ``text`` and press Enter (as two writes, as a person would)."""
+        self.send(text)
+        time.sleep(0.05)
+        self.send(ENTER)
+
+    def resize(self, rows: int, cols: int) -> None:
+        with self._lock:
+            self.rows, self.cols = rows, cols
+            self.screen.resize(rows, cols)
+        _winsize(self._master, rows, cols)
+        self.proc.send_signal(signal.SIGWINCH)
+
+    # --- output --------------------------------------------------------------------------------
+
+    def _row(self, line: Mapping[int, pyte.screens.Char]) -> str:
+        return "".join(line[x].data for x in range(self.cols)).rstrip()
+
+    def text(self) -> str:
+        """Scrollback then the visible screen, trailing spaces cut."""
+        with self._lock:
+            rows = [self._row(line) for line in self.screen.history.top]
+            rows += [line.rstrip() for line in self.screen.display]
+        return "\n".join(rows)
+
+    def display(self) -> str:
+        with self._lock:
+            return "\n".join(line.rstrip() for line in self.screen.display)
+
+    def byte_count(self) -> int:
+        with self._lock:
+            return len(self.raw)
+
+    def wait_for(
+        self, check: Callable[[], bool] | str, what: str = "", timeout: float = WAIT
+    ) -> None:
+        test = (lambda: check in self.text()) if isinstance(check, str) else check
+        deadline = time.monotonic() + timeout
+        while not test():
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"gave up waiting for {what or check!r}\n--- screen ---\n{self.text()}"
+                    f"\n--- stderr ---\n{self.stderr()}"
+                )
+            time.sleep(0.02)
+
+    def wait_quiet(self, quiet: float = 0.3, timeout: float = WAIT) -> None:
+        """Until nothing has been written for ``quiet`` seconds."""
+        deadline = time.monotonic() + timeout
+        last, since = self.byte_count(), time.monotonic()
+        while time.monotonic() - since < quiet:
+            if time.monotonic() > deadline:
+                raise AssertionError("the terminal never went quiet")
+            time.sleep(0.02)
+            now = self.byte_count()
+            if now != last:
+                last, since = now, time.monotonic()
+
+    def idle(self) -> bool:
+        """No turn running: the spinner line is gone."""
+        return "esc to interrupt" not in self.display()
+
+    def stderr(self) -> str:
+        self._stderr.flush()
+        self._stderr.seek(0)
+        return self._stderr.read().decode(errors="replace")
+
+    # --- lifetime ------------------------------------------------------------------------------
+
+    def exit(self, timeout: float = 15.0) -> int:
+        if self.proc.poll() is None:
+            self.send(CTRL_D)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(f"earshot did not exit\n{self.text()}") from None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._reader.join(5)
+        os.close(self._master)
+        self._stderr.close()
+
+    def __enter__(self) -> Terminal:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def earshot_env(base_url: str, **extra: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "ANTHROPIC_API_KEY": KEY,
+        "ANTHROPIC_BASE_URL": base_url,
+        **extra,
+    }
+
+
+__all__ = ["CTRL_C", "CTRL_D", "ENTER", "ESC", "MODEL", "SHIFT_TAB", "Terminal", "earshot_env"]
