@@ -133,7 +133,9 @@ class Terminal:
     def wait_for(
         self, check: Callable[[], bool] | str, what: str = "", timeout: float = WAIT
     ) -> None:
-        test = (lambda: check in self.text()) if isinstance(check, str) else check
+        def test() -> bool:
+            return check in self.text() if isinstance(check, str) else check()
+
         deadline = time.monotonic() + timeout
         while not test():
             if time.monotonic() > deadline:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic, openai_responses
+from tests.fake_provider import FakeProvider, SSEReply, ToolCallSpec, anthropic, openai_responses
 from tests.tui.terminal import ENTER, ESC, MODEL, Terminal, earshot_env
 
 
@@ -29,7 +29,7 @@ def term(fake_provider: FakeProvider, repo: Path) -> Iterator[Terminal]:
         yield t
 
 
-def slow(reply: anthropic.SSEReply, delay: float) -> anthropic.SSEReply:
+def slow(reply: SSEReply, delay: float) -> SSEReply:
     reply.delay = delay
     return reply
 
