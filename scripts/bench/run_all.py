@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Every benchmark in scripts/bench/, for every build at hand, in one table.
+
+Builds, each a column when present:
+
+    pure       the source install running this script (``.venv``): earshot as pure Python
+    compiled   a venv holding the mypyc-compiled wheel (default ``build/temp.venv``, which
+               ``scripts/build`` makes)
+    onedir     the frozen binary ``dist/earshot/earshot``
+    onefile    ``dist/earshot-onefile``
+    hello      ``dist/hello/hello``: a frozen hello-world from the same PyInstaller
+               (``scripts/build --baseline``), the start-up floor for the frozen builds
+
+Start-up (``--version``, ``--help``, and the first request of a headless run reaching the
+fake provider) is timed here, interleaved across the builds so a noisy machine affects them
+alike. The other scripts (``sse_throughput``, ``decide``, ``sessions``, ``headless``,
+``startup``) run once per Python build, and their printed figures are read back into the
+table; ``--raw`` prints their whole output too. Nothing here is a test: compare ratios
+across machines, not raw numbers.
+
+Usage (from the repository root)::
+
+    .venv/bin/python scripts/bench/run_all.py [--runs 15] [--quick] [--raw]
+                     [--compiled PYTHON] [--frozen DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "scripts" / "bench"
+EXE = ".exe" if os.name == "nt" else ""
+BIN = "Scripts" if os.name == "nt" else "bin"
+# An installed earshot has bytecode caches; PYTHONDONTWRITEBYTECODE would recompile each run.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+MODEL = "anthropic/claude-sonnet-4-6"
+
+
+@dataclass
+class Build:
+    name: str
+    earshot: str
+    python: str | None = None  # None for frozen builds and the hello-world
+
+
+@dataclass
+class Table:
+    columns: list[str]
+    rows: list[tuple[str, dict[str, str], str]] = field(default_factory=list)
+
+    def add(self, metric: str, values: dict[str, str], note: str = "") -> None:
+        self.rows.append((metric, values, note))
+
+    def render(self) -> str:
+        head = ["benchmark", *self.columns, "compare"]
+        body = [[m, *(v.get(c, "-") for c in self.columns), n] for m, v, n in self.rows]
+        widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+        lines = []
+        for n, row in enumerate([head, *body]):
+            cells = [row[0].ljust(widths[0])]
+            cells += [
+                cell.rjust(width) for cell, width in zip(row[1:-1], widths[1:-1], strict=True)
+            ]
+            lines.append("  ".join([*cells, row[-1]]).rstrip())
+            if n == 0:
+                lines.append("  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+
+def _ratio(a: float | None, b: float | None, label: str) -> str:
+    return f"{label} {a / b:.2f}x" if a and b else ""
+
+
+def _venv_earshot(python: str) -> str:
+    return str(Path(python).with_name(f"earshot{EXE}"))
+
+
+def _is_compiled(python: str) -> bool:
+    probe = (
+        "import importlib, earshot._compiled as c\n"
+        "print(all(c.is_compiled(importlib.import_module(m)) for m in c.COMPILED))\n"
+    )
+    done = subprocess.run(
+        [python, "-c", probe], capture_output=True, text=True, check=False, cwd="/", env=ENV
+    )
+    return done.stdout.strip() == "True"
+
+
+def find_builds(args: argparse.Namespace) -> list[Build]:
+    builds = [Build("pure", _venv_earshot(sys.executable), sys.executable)]
+    compiled = Path(args.compiled)
+    if compiled.is_file() and _is_compiled(str(compiled)):
+        builds.append(Build("compiled", _venv_earshot(str(compiled)), str(compiled)))
+    else:
+        print(
+            f"run_all: no compiled build at {compiled} (make one: scripts/build)", file=sys.stderr
+        )
+    frozen = Path(args.frozen)
+    for name, path in (
+        ("onedir", frozen / "earshot" / f"earshot{EXE}"),
+        ("onefile", frozen / f"earshot-onefile{EXE}"),
+        ("hello", frozen / "hello" / f"hello{EXE}"),
+    ):
+        if path.is_file():
+            builds.append(Build(name, str(path)))
+    return builds
+
+
+def _wall(cmd: list[str], env: dict[str, str] = ENV, cwd: str | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env, cwd=cwd
+    )
+    return time.perf_counter() - start
+
+
+def startup(builds: list[Build], runs: int) -> dict[str, dict[str, float]]:
+    """Median ms of ``--version`` and ``--help`` per build, interleaved."""
+    cases = [(b, arg) for b in builds for arg in ("--version", "--help")]
+    for build, arg in cases:  # warm caches
+        _wall([build.earshot, arg])
+    samples: dict[tuple[str, str], list[float]] = {(b.name, a): [] for b, a in cases}
+    for _ in range(runs):
+        for build, arg in cases:
+            samples[(build.name, arg)].append(_wall([build.earshot, arg]))
+    out: dict[str, dict[str, float]] = {"--version": {}, "--help": {}}
+    for (name, arg), values in samples.items():
+        out[arg][name] = statistics.median(values) * 1000
+    return out
+
+
+def first_request(builds: list[Build], runs: int) -> dict[str, float]:
+    """Median ms from spawning ``earshot -p`` to the fake provider receiving its request."""
+    sys.path.insert(0, str(ROOT))
+    from tests.fake_provider import FakeProvider, anthropic
+
+    agents = [b for b in builds if b.name != "hello"]
+    samples: dict[str, list[float]] = {b.name: [] for b in agents}
+    with FakeProvider() as fake, tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        work = Path(tmp) / "work"
+        work.mkdir()
+        env = {
+            **ENV,
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local/share"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "ANTHROPIC_API_KEY": "bench-key",
+            "ANTHROPIC_BASE_URL": fake.base_url,
+        }
+        for n in range(runs + 1):  # the first round warms caches
+            for build in agents:
+                fake.script(anthropic.text_turn("hi", chunks=1))
+                before = len(fake.requests)
+                start = time.perf_counter()
+                subprocess.run(
+                    [build.earshot, "--model", MODEL, "-p", "hello"],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    check=True,
+                    env=env,
+                    cwd=work,
+                )
+                if n:
+                    samples[build.name].append(fake.requests[before].received_at - start)
+    return {name: statistics.median(v) * 1000 for name, v in samples.items()}
+
+
+def run_script(python: str, script: str, *args: str) -> str:
+    done = subprocess.run(
+        [python, str(BENCH / script), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env=ENV,
+    )
+    if done.returncode != 0:
+        return f"FAILED ({done.returncode}): {done.stderr.strip()[-500:]}"
+    return done.stdout
+
+
+def grab(pattern: str, text: str) -> float | None:
+    found = re.search(pattern, text)
+    return float(found.group(1).replace(",", "")) if found else None
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "?" if value is None else f"{value:,.{digits}f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=15, help="start-up runs per build")
+    parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer runs")
+    parser.add_argument("--raw", action="store_true", help="print every script's output too")
+    parser.add_argument(
+        "--compiled", default=str(ROOT / "build" / "temp.venv" / BIN / f"python{EXE}")
+    )
+    parser.add_argument(
+        "--frozen", default=str(ROOT / "dist"), help="where scripts/build put binaries"
+    )
+    args = parser.parse_args(argv)
+    runs = 3 if args.quick else args.runs
+    builds = find_builds(args)
+    pythons = [b for b in builds if b.python is not None]
+    names = [b.name for b in builds]
+    table = Table(columns=names)
+    raw: list[str] = []
+
+    times = startup(builds, runs)
+    for arg in ("--version", "--help"):
+        row = times[arg]
+        note = _ratio(row.get("onedir"), row.get("hello"), "onedir/hello")
+        table.add(f"start-up {arg} (ms)", {k: _fmt(v) for k, v in row.items()}, note)
+    firsts = first_request(builds, max(2, runs // 3))
+    table.add(
+        "headless first request sent (ms)",
+        {k: _fmt(v) for k, v in firsts.items()},
+        _ratio(firsts.get("onedir"), firsts.get("pure"), "onedir/pure"),
+    )
+
+    sse_args = ["--mb", "4", "--runs", "3"] if args.quick else []
+    decide_args = ["--runs", "5", "--loops", "300"] if args.quick else []
+    session_args = (
+        ["--entries", "10000", "--appends", "500", "--files", "500", "--runs", "2"]
+        if args.quick
+        else ["--files", "2000"]
+    )
+    headless_args = ["--runs", "2", "--steps", "5"] if args.quick else []
+    found: dict[str, dict[str, float | None]] = {}
+    for build in pythons:
+        assert build.python is not None
+        outputs = {
+            "sse": run_script(build.python, "sse_throughput.py", *sse_args),
+            "decide": run_script(build.python, "decide.py", *decide_args),
+            "sessions": run_script(build.python, "sessions.py", *session_args),
+            "headless": run_script(build.python, "headless.py", *headless_args),
+            "startup": run_script(
+                build.python, "startup.py", "--runs", str(runs), "--earshot", build.earshot
+            ),
+        }
+        raw += [f"== {name} ({build.name}) ==\n{text}" for name, text in outputs.items()]
+        found[build.name] = {
+            "SSE decode (MB/s)": grab(r"decoder\s+([\d.,]+) MB/s", outputs["sse"]),
+            "decide(), 5-command line (µs)": grab(
+                r"decide, 5-command line\s+median\s+([\d.,]+)", outputs["decide"]
+            ),
+            "decide(), 1-command line (µs)": grab(
+                r"decide, 1-command line\s+median\s+([\d.,]+)", outputs["decide"]
+            ),
+            "rule matching alone (µs)": grab(
+                r"rule matching alone\s+median\s+([\d.,]+)", outputs["decide"]
+            ),
+            "decide(), edit path (µs)": grab(
+                r"decide, edit in src/\s+median\s+([\d.,]+)", outputs["decide"]
+            ),
+            "session load (ms)": grab(
+                r"load [\d,]+ entries \([^)]*\): (\d+) ms", outputs["sessions"]
+            ),
+            "session append median (µs)": grab(
+                r"append \(\d+ B lines\): median (\d+)", outputs["sessions"]
+            ),
+            "session append p99 (µs)": grab(r"p99 (\d+) µs", outputs["sessions"]),
+            "undo snapshot, incremental (ms)": grab(
+                r"incremental \(10 changed, 1 new\) median (\d+)", outputs["sessions"]
+            ),
+            "headless one turn (ms)": grab(r"one turn\s+median\s+(\d+)", outputs["headless"]),
+            "headless tool-call session (ms)": grab(
+                r"-call session\s+median\s+(\d+)", outputs["headless"]
+            ),
+            "loop overhead per tool call (ms)": grab(r"gap: median ([\d.]+)", outputs["headless"]),
+            "peak RSS, one turn (MB)": grab(r"one turn.*peak RSS (\d+)", outputs["headless"]),
+        }
+    metrics = list(next(iter(found.values())))
+    faster_when_higher = {"SSE decode (MB/s)"}
+    for metric in metrics:
+        values = {name: found[name][metric] for name in found}
+        pure, compiled = values.get("pure"), values.get("compiled")
+        if metric in faster_when_higher:
+            note = _ratio(compiled, pure, "compiled/pure")
+        else:
+            note = _ratio(pure, compiled, "pure/compiled")  # >1: compiled is faster
+        digits = 0 if "(ms)" in metric and "overhead" not in metric else 1
+        table.add(metric, {k: _fmt(v, digits) for k, v in values.items()}, note)
+
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, start-up runs {runs}")
+    print(table.render())
+    if args.raw:
+        print("\n" + "\n".join(raw))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,205 @@
+"""The release build: what mypyc compiles, the packaging templates, and the frozen binary.
+
+- The compiled set is the same in ``setup.py`` and at run time, and holds none of what
+  mypyc miscompiles (``msgspec.Struct`` definitions, async generators,
+  ``@asynccontextmanager``).
+- ``EARSHOT_EXPECT_COMPILED=1`` (set by ``.ci/run`` for its second test run, against the
+  mypyc wheel) makes this suite insist that every compiled module is in use; unset, that
+  none is (a dev install is pure Python).
+- ``EARSHOT_FROZEN_BINARY=dist/earshot/earshot`` adds the frozen-binary tests: a PyInstaller
+  build takes minutes, so CI runs them only in the release workflow (see docs/build.md).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import earshot
+from earshot import __version__
+from earshot._compiled import COMPILED, is_compiled
+from tests.fake_provider import FakeProvider, anthropic
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+RENDER = ROOT / "build" / "render.py"
+TARGETS = ("linux-x86_64", "linux-arm64", "macos-arm64", "macos-x86_64", "windows-x86_64")
+
+
+def _setup_list() -> list[str]:
+    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets
+        ):
+            assert isinstance(node.value, ast.List)
+            return [str(ast.literal_eval(e)) for e in node.value.elts]
+    raise AssertionError("setup.py has no COMPILED list")
+
+
+def test_setup_compiles_exactly_the_modules_earshot_guards() -> None:
+    names = [
+        path.removeprefix("src/").removesuffix(".py").replace("/", ".") for path in _setup_list()
+    ]
+    assert names == list(COMPILED)
+    for path in _setup_list():
+        assert (ROOT / path).is_file(), path
+
+
+def _mypyc_trouble(path: Path) -> list[str]:
+    """Constructs mypyc drops or refuses, found by reading the module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                if ast.unparse(base).endswith("Struct"):
+                    found.append(f"{node.name} derives from msgspec.Struct")
+        if isinstance(node, ast.AsyncFunctionDef):
+            if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(node)):
+                found.append(f"{node.name} is an async generator")
+            if any("asynccontextmanager" in ast.unparse(d) for d in node.decorator_list):
+                found.append(f"{node.name} is an @asynccontextmanager")
+    return found
+
+
+def test_compiled_modules_hold_nothing_mypyc_miscompiles() -> None:
+    for path in _setup_list():
+        assert _mypyc_trouble(ROOT / path) == [], path
+
+
+def test_the_trouble_finder_sees_a_struct_and_an_async_generator(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import msgspec\nclass A(msgspec.Struct):\n    x: int\nasync def gen():\n    yield 1\n"
+    )
+    assert _mypyc_trouble(module) == ["A derives from msgspec.Struct", "gen is an async generator"]
+
+
+def test_compiled_modules_are_in_use_exactly_when_the_build_promises() -> None:
+    expected = os.environ.get("EARSHOT_EXPECT_COMPILED") == "1"
+    state = {name: is_compiled(importlib.import_module(name)) for name in COMPILED}
+    assert state == dict.fromkeys(COMPILED, expected), (
+        "EARSHOT_EXPECT_COMPILED=1 needs a mypyc build (EARSHOT_MYPYC=1); unset, a pure "
+        f"install: remove stray .so files from src/ ({Path(earshot.__file__).parent})"
+    )
+
+
+def _sums(version: str, targets: tuple[str, ...] = TARGETS) -> str:
+    lines = []
+    for target in targets:
+        suffix = "zip" if target.startswith("windows") else "tar.gz"
+        digest = hashlib.sha256(target.encode()).hexdigest()
+        lines.append(f"{digest}  earshot-{version}-{target}.{suffix}")
+    return "\n".join(lines) + "\n"
+
+
+def _render(tmp_path: Path, sums: str, version: str = "1.2.3") -> subprocess.CompletedProcess[str]:
+    (tmp_path / "SHA256SUMS").write_text(sums)
+    paths = ["--sums", str(tmp_path / "SHA256SUMS"), "--out", str(tmp_path / "out")]
+    return subprocess.run(
+        [sys.executable, str(RENDER), "--version", version, "--repo", "acme/earshot", *paths],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_release_templates_render_with_every_archive_checksum(tmp_path: Path) -> None:
+    done = _render(tmp_path, _sums("1.2.3"))
+    assert done.returncode == 0, done.stderr
+    formula = (tmp_path / "out" / "earshot.rb").read_text()
+    manifest = json.loads((tmp_path / "out" / "earshot.json").read_text())
+    for target in TARGETS[:4]:
+        assert hashlib.sha256(target.encode()).hexdigest() in formula
+        assert f"/v1.2.3/earshot-1.2.3-{target}.tar.gz" in formula
+    assert "@" not in formula.replace("@1.2.3", "")
+    assert manifest["version"] == "1.2.3"
+    windows = manifest["architecture"]["64bit"]
+    assert windows["hash"] == hashlib.sha256(b"windows-x86_64").hexdigest()
+    assert windows["url"].endswith("/v1.2.3/earshot-1.2.3-windows-x86_64.zip")
+
+
+def test_release_templates_refuse_a_missing_checksum(tmp_path: Path) -> None:
+    done = _render(tmp_path, _sums("1.2.3", TARGETS[1:]))
+    assert done.returncode == 1
+    assert "SHA256_LINUX_X86_64" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_release_templates_refuse_an_archive_of_another_version(tmp_path: Path) -> None:
+    done = _render(tmp_path, _sums("1.2.2"))
+    assert done.returncode == 1
+    assert "is not version 1.2.3" in done.stderr
+
+
+# --- the frozen binary: opt-in, see the module docstring ----------------------------------
+
+FROZEN = os.environ.get("EARSHOT_FROZEN_BINARY", "")
+
+if FROZEN:
+
+    def frozen(
+        *args: str, env: dict[str, str] | None = None, stdin: str = "", cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(Path(FROZEN).resolve()), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+            cwd=cwd,
+            timeout=60,
+            check=False,
+        )
+
+    def test_frozen_binary_answers_version_and_lists_providers() -> None:
+        assert frozen("--version").stdout == f"earshot {__version__}\n"
+        done = frozen("providers", "--json")
+        assert done.returncode == 0, done.stderr
+        assert "anthropic" in {p["id"] for p in json.loads(done.stdout)}
+
+    def test_frozen_binary_uses_its_compiled_modules(tmp_path: Path) -> None:
+        done = frozen("doctor", "--json", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert report["frozen"] is True
+        expected = os.environ.get("EARSHOT_EXPECT_COMPILED") == "1"
+        assert {m["status"] for m in report["compiled"]} == {"compiled" if expected else "pure"}
+        assert "missing" not in report["versions"].values()
+
+    def test_frozen_binary_runs_a_headless_turn(
+        fake_provider: FakeProvider, tmp_path: Path
+    ) -> None:
+        fake_provider.script(anthropic.text_turn("Hello from the fake provider."))
+        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake_provider.base_url}
+        done = frozen("--model", "anthropic/claude-sonnet-4-6", "-p", "hi", env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "Hello from the fake provider." in done.stdout
+        fake_provider.assert_protocol_invariants()
+
+    def test_frozen_binary_answers_acp_initialize(tmp_path: Path) -> None:
+        request = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
+        request["params"] = {"protocolVersion": 1, "clientCapabilities": {}}
+        done = frozen("acp", stdin=json.dumps(request) + "\n", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        reply = json.loads(done.stdout.splitlines()[0])
+        assert reply["id"] == 1
+        assert reply["result"]["protocolVersion"] == 1
+
+
+@pytest.mark.parametrize("name", ["match.py", "sse.py", "codec.py"])
+def test_each_compiled_module_has_its_source_beside_it(name: str) -> None:
+    found = [m for m in COMPILED if m.endswith(name.removesuffix(".py"))]
+    assert len(found) == 1
+    module = importlib.import_module(found[0])
+    assert Path(module.__file__ or "").with_name(name).is_file()
