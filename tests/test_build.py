@@ -6,8 +6,9 @@
 - ``EARSHOT_EXPECT_COMPILED=1`` (set by ``.ci/run`` for its second test run, against the
   mypyc wheel) makes this suite insist that every compiled module is in use; unset, that
   none is (a dev install is pure Python).
-- ``EARSHOT_FROZEN_BINARY=dist/earshot/earshot`` adds the frozen-binary tests: a PyInstaller
-  build takes minutes, so CI runs them only in the release workflow (see docs/build.md).
+- ``EARSHOT_FROZEN_BINARY=dist/earshot/earshot`` adds the frozen-binary tests (which expect
+  a compiled build, as ``scripts/build`` makes by default): a PyInstaller build takes
+  minutes, so CI runs them only in the release workflow (see docs/build.md).
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from tests.fake_provider import FakeProvider, anthropic
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 RENDER = ROOT / "build" / "render.py"
+# Read at import: the hermetic fixture clears EARSHOT_* variables before each test runs.
+EXPECT_COMPILED = os.environ.get("EARSHOT_EXPECT_COMPILED") == "1"
+FROZEN = os.environ.get("EARSHOT_FROZEN_BINARY", "")
 TARGETS = ("linux-x86_64", "linux-arm64", "macos-arm64", "macos-x86_64", "windows-x86_64")
 
 
@@ -85,9 +89,8 @@ def test_the_trouble_finder_sees_a_struct_and_an_async_generator(tmp_path: Path)
 
 
 def test_compiled_modules_are_in_use_exactly_when_the_build_promises() -> None:
-    expected = os.environ.get("EARSHOT_EXPECT_COMPILED") == "1"
     state = {name: is_compiled(importlib.import_module(name)) for name in COMPILED}
-    assert state == dict.fromkeys(COMPILED, expected), (
+    assert state == dict.fromkeys(COMPILED, EXPECT_COMPILED), (
         "EARSHOT_EXPECT_COMPILED=1 needs a mypyc build (EARSHOT_MYPYC=1); unset, a pure "
         f"install: remove stray .so files from src/ ({Path(earshot.__file__).parent})"
     )
@@ -144,8 +147,6 @@ def test_release_templates_refuse_an_archive_of_another_version(tmp_path: Path) 
 
 # --- the frozen binary: opt-in, see the module docstring ----------------------------------
 
-FROZEN = os.environ.get("EARSHOT_FROZEN_BINARY", "")
-
 if FROZEN:
 
     def frozen(
@@ -173,8 +174,8 @@ if FROZEN:
         assert done.returncode == 0, done.stderr
         report = json.loads(done.stdout)
         assert report["frozen"] is True
-        expected = os.environ.get("EARSHOT_EXPECT_COMPILED") == "1"
-        assert {m["status"] for m in report["compiled"]} == {"compiled" if expected else "pure"}
+        # scripts/build compiles unless told --pure, and a release binary is always compiled
+        assert {m["status"] for m in report["compiled"]} == {"compiled"}
         assert "missing" not in report["versions"].values()
 
     def test_frozen_binary_runs_a_headless_turn(
