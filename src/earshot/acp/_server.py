@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import anyio
-from acp import PROTOCOL_VERSION, RequestError
 from acp.interfaces import Client
 from acp.schema import (
     AcpMcpServer,
@@ -67,6 +66,7 @@ from acp.schema import (
     SseMcpServer,
 )
 
+from acp import PROTOCOL_VERSION, RequestError
 from earshot import __version__
 from earshot.acp._content import PromptBlock, PromptError, prompt_text, turn_parts
 from earshot.acp._interact import Prompter
@@ -408,7 +408,7 @@ class EarshotAcpAgent:
         live = self.sessions.get(session_id)
         if live is not None:
             if live.cwd != where:
-                fail(INVALID_PARAMS, f"session {session_id} belongs to {live.cwd}, not {where}")
+                fail(RESOURCE_NOT_FOUND, f"no session {session_id!r} in {where}")
             return live
         if session_id not in SessionStore(where).ids():
             fail(
