@@ -22,10 +22,13 @@ import termios
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 import pyte
+
+from tests.fake_provider import FakeProvider, anthropic
 
 MODEL = "anthropic/claude-sonnet-4-6"
 KEY = "sk-ant-test-key-0123456789"
@@ -36,6 +39,7 @@ CTRL_C = "\x03"
 CTRL_D = "\x04"
 ENTER = "\r"
 SHIFT_TAB = "\x1b[Z"
+HIDE_CURSOR = b"\x1b[?25l"
 
 
 def _winsize(fd: int, rows: int, cols: int) -> None:
@@ -198,6 +202,56 @@ class Terminal:
         self.close()
 
 
+@dataclass(frozen=True)
+class TurnCost:
+    """What one turn cost the terminal: bytes written, frames drawn (each frame hides the
+    cursor once), and the text deltas streamed."""
+
+    bytes: int
+    frames: int
+    tokens: int
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens
+
+    @property
+    def frames_per_token(self) -> float:
+        return self.frames / self.tokens
+
+
+def answer_words(index: int, tokens: int) -> tuple[str, str]:
+    """``(text, marker)``: an answer of ``tokens`` words ending in a unique marker."""
+    marker = f"MARK{index:04d}"
+    words = [f"word{i % 10}" for i in range(tokens - 1)]
+    return " ".join([*words, marker]), marker
+
+
+def scripted_turn(
+    term: Terminal,
+    fake: FakeProvider,
+    index: int,
+    *,
+    tokens: int = 3,
+    delay: float = 0.0,
+    quiet: float = 0.0,
+) -> TurnCost:
+    """Ask question ``index``, stream an answer of ``tokens`` deltas, wait for the turn to
+    end (and for ``quiet`` seconds of silence), and return what it cost."""
+    text, marker = answer_words(index, tokens)
+    reply = anthropic.text_turn(text, chunks=tokens)
+    reply.delay = delay
+    fake.script(reply)
+    start = term.byte_count()
+    term.type_line(f"question {index}")
+    term.wait_for(lambda: marker in term.display() and term.idle(), f"answer {index}")
+    if quiet:
+        term.wait_quiet(quiet)
+    with term._lock:
+        written = bytes(term.raw[start:])
+    return TurnCost(bytes=len(written), frames=written.count(HIDE_CURSOR), tokens=tokens)
+
+
 def earshot_env(base_url: str, **extra: str) -> dict[str, str]:
     return {
         **os.environ,
@@ -207,4 +261,17 @@ def earshot_env(base_url: str, **extra: str) -> dict[str, str]:
     }
 
 
-__all__ = ["CTRL_C", "CTRL_D", "ENTER", "ESC", "MODEL", "SHIFT_TAB", "Terminal", "earshot_env"]
+__all__ = [
+    "CTRL_C",
+    "CTRL_D",
+    "ENTER",
+    "ESC",
+    "HIDE_CURSOR",
+    "MODEL",
+    "SHIFT_TAB",
+    "Terminal",
+    "TurnCost",
+    "answer_words",
+    "earshot_env",
+    "scripted_turn",
+]
