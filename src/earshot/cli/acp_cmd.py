@@ -44,6 +44,7 @@ def _serve(model: str | None, permission_mode: str | None) -> int:
         level=level if level in logging.getLevelNamesMapping() else "INFO",
         format="earshot acp: %(levelname)s %(name)s: %(message)s",
     )
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request is noise
     import anyio
 
     from earshot.acp import serve
