@@ -130,6 +130,11 @@ class Terminal:
         with self._lock:
             return "\n".join(line.rstrip() for line in self.screen.display)
 
+    def input_line(self) -> str:
+        """The line above the status line: the input box's first line."""
+        rows = [row for row in self.display().splitlines() if row.strip()]
+        return rows[-2] if len(rows) >= 2 else ""
+
     def byte_count(self) -> int:
         with self._lock:
             return len(self.raw)

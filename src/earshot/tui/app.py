@@ -20,7 +20,7 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +34,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from earshot import __version__
 from earshot.core._execute import Approval, ApprovalRequest
-from earshot.core.events import UserMessageInjected
+from earshot.core.events import AgentEvent, UserMessageInjected
 from earshot.core.factory import SessionSetup
 from earshot.core.input import InputError, TurnInput
 from earshot.core.permissions import MODES, Mode, PermissionGate
@@ -122,6 +122,7 @@ class Tui:
         self.approval: PendingApproval | None = None
         self.question: PendingQuestion | None = None
         self.hint = ""
+        self.busy = False
         self.started = 0.0
         self.attachments = Attachments()
         self._last_ctrl_c = 0.0
@@ -144,7 +145,7 @@ class Tui:
 
     @property
     def agent_running(self) -> bool:
-        return self.turn is not None and not self.turn.done()
+        return self.busy or (self.turn is not None and not self.turn.done())
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
@@ -269,6 +270,10 @@ class Tui:
 
     def send(self, text: str, turn_input: TurnInput | None = None) -> None:
         """Start a turn, or queue the message when one is running."""
+        if self.busy:
+            self.error("still compacting; the message is back in the box to send after")
+            self.buffer.text = text
+            return
         if self.agent_running:
             try:
                 self.setup.agent.queue_user_message(turn_input or text)
@@ -301,6 +306,22 @@ class Tui:
         finally:
             ticker.cancel()
             self.feed.live = ""
+            self.feed.activity = ""
+            self.app.invalidate()
+
+    async def stream_events(self, events: AsyncIterator[AgentEvent]) -> None:
+        """Print what an agent operation outside a turn (``compact``) reports."""
+        self.started = time.monotonic()
+        self.busy = True
+        ticker = asyncio.get_running_loop().create_task(self._tick())
+        try:
+            async for event in events:
+                self._painter()
+                self.print_above("".join(self.feed.event(event)))
+                self.app.invalidate()
+        finally:
+            ticker.cancel()
+            self.busy = False
             self.feed.activity = ""
             self.app.invalidate()
 

@@ -144,7 +144,10 @@ async def cmd_exit(tui: Tui, arg: str) -> None:
 
 
 async def cmd_compact(tui: Tui, arg: str) -> None:
-    tui.error("/compact is not in this build yet: the agent has no compaction entry point")
+    if tui.agent_running:
+        tui.error("wait for the turn to finish (or press Esc) before /compact")
+        return
+    await tui.stream_events(tui.setup.agent.compact(arg))
 
 
 def _user_turns(tui: Tui) -> list[MessageEntry]:
@@ -179,7 +182,9 @@ async def cmd_rewind(tui: Tui, arg: str) -> None:
     entry = turns[index - 1]
     session = tui.setup.session
     await session.rewind_to(entry.parent_id)
-    tui.setup.agent.history = session.history()
+    # Reopen the session so the agent's history and its transcript ids follow the branch.
+    if not await tui.replace_session(resuming(tui.options, session.id)):
+        return
     tui.buffer.text = message_text(entry.message)
     tui.buffer.cursor_position = len(tui.buffer.text)
     tui.say(f"rewound to before message {index}; it is back in the input box to edit")

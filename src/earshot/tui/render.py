@@ -23,6 +23,7 @@ import io
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown
@@ -32,6 +33,8 @@ from rich.text import Text
 from earshot.core.events import (
     AgentEvent,
     AssistantMessage,
+    CompactionEnded,
+    CompactionStarted,
     ModelCallStarted,
     Notice,
     PermissionDecided,
@@ -43,6 +46,7 @@ from earshot.core.events import (
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
+    VerificationRan,
     result_text,
 )
 from earshot.providers import types as pt
@@ -255,6 +259,27 @@ class Feed:
                 out.append(user_block(p, message_text(message), note="sent while working"))
             case Notice(level=level, message=text):
                 out.append(notice_block(p, level, text))
+            case CompactionStarted(reason=reason, tokens_before=before):
+                self.activity = "compacting the conversation"
+                why = "the window is nearly full" if reason != "manual" else "asked"
+                out.append(info_block(p, f"compacting ~{before:,} tokens ({why})"))
+            case CompactionEnded(ok=ok, tokens_before=before, tokens_after=after, message=msg):
+                self.activity = ""
+                if ok:
+                    out.append(info_block(p, f"compacted: ~{before:,} → ~{after:,} tokens"))
+                else:
+                    out.append(notice_block(p, "warning", f"not compacted: {msg}"))
+            case VerificationRan(command=command, passed=passed, exit_code=code, output=output):
+                brief = "passed" if passed else ("not run" if code is None else f"exit {code}")
+                out.append(
+                    tool_block(
+                        p,
+                        f"check: {command}",
+                        "" if passed else output,
+                        is_error=not passed,
+                        brief=brief,
+                    )
+                )
             case TurnEnded() as ended:
                 if self.live.strip():
                     out.append(assistant_block(p, self.live))
@@ -269,6 +294,8 @@ class Feed:
                         if ended.reason == "error"
                         else notice_block(p, "warning", line)
                     )
+            case _:
+                assert_never(event)
         return [block for block in out if block]
 
 
