@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from earshot.providers.types import JSONValue
 from tests.fake_provider import FakeProvider, SSEReply, ToolCallSpec, anthropic, openai_responses
 from tests.tui.terminal import ENTER, ESC, MODEL, Terminal, earshot_env
 
@@ -249,3 +250,46 @@ def test_first_prompt_on_the_command_line_is_sent_at_once(
         term.wait_for("Answer to the opening question.")
         assert "› what is up" in term.text()
         assert term.exit() == 0
+
+
+def test_ask_user_shows_the_question_and_sends_the_chosen_answer(
+    fake_provider: FakeProvider, term: Terminal
+) -> None:
+    question: dict[str, JSONValue] = {
+        "question": "Which database?",
+        "choices": ["postgres", "sqlite"],
+    }
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("q1", "ask_user", question)]),
+        anthropic.text_turn("Going with it."),
+    )
+    term.type_line("set up storage")
+    term.wait_for("Which database?")
+    term.wait_for("2. sqlite")
+    term.type_line("2")
+    term.wait_for("Going with it.")
+    assert "sqlite" in str(fake_provider.requests[1].json()["messages"])
+    assert term.exit() == 0
+    fake_provider.assert_protocol_invariants()
+
+
+def test_edit_permission_prompt_shows_the_diff(
+    fake_provider: FakeProvider, term: Terminal, repo: Path
+) -> None:
+    read = ToolCallSpec("r1", "read", {"path": "notes.txt"})
+    edit = ToolCallSpec(
+        "e1", "edit", {"path": "notes.txt", "old_string": "beta", "new_string": "gamma"}
+    )
+    fake_provider.script(
+        anthropic.tool_calls_turn([read]),
+        anthropic.tool_calls_turn([edit]),
+        anthropic.text_turn("Edited."),
+    )
+    term.type_line("change beta")
+    term.wait_for("allow edit?")
+    term.wait_for("+gamma")
+    assert "-beta" in term.display()
+    term.send("y")
+    term.wait_for("Edited.")
+    assert (repo / "notes.txt").read_text() == "alpha\ngamma\n"
+    assert term.exit() == 0
