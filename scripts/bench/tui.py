@@ -45,6 +45,7 @@ def _env(base_url: str, home: Path) -> dict[str, str]:
     for name in list(env):
         if name.endswith("_API_KEY") and name != "ANTHROPIC_API_KEY":
             del env[name]
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # time what an install runs: cached bytecode
     env.update(
         HOME=str(home),
         XDG_CONFIG_HOME=str(home / ".config"),
@@ -61,11 +62,13 @@ def _repo(root: Path) -> Path:
     return repo
 
 
-def prompt_ready(runs: int, root: Path, fake: FakeProvider) -> tuple[float, float]:
-    """Median seconds to a ready prompt, and to ``python -c pass``."""
+def prompt_ready(runs: int, root: Path, fake: FakeProvider) -> tuple[float, float, float]:
+    """Median seconds to a prompt ready for typing, to the session open (banner and full
+    status line), and to ``python -c pass``."""
     repo = _repo(root)
     env = _env(fake.base_url, root / "home")
     ready: list[float] = []
+    opened: list[float] = []
     floor: list[float] = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -75,8 +78,10 @@ def prompt_ready(runs: int, root: Path, fake: FakeProvider) -> tuple[float, floa
         with Terminal(["--model", MODEL], cwd=repo, env=env) as term:
             term.wait_for(lambda: MODEL in term.display() and "›" in term.display(), "prompt")
             ready.append(time.perf_counter() - start)
+            term.wait_ready()
+            opened.append(time.perf_counter() - start)
             term.exit()
-    return statistics.median(ready), statistics.median(floor)
+    return statistics.median(ready), statistics.median(opened), statistics.median(floor)
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -95,7 +100,7 @@ def session(turns: int, root: Path, fake: FakeProvider) -> tuple[TurnCost, TurnC
     measured = {min(10, turns), turns}
     costs: dict[int, TurnCost] = {}
     with Terminal(["--model", MODEL], cwd=repo, env=env) as term:
-        term.wait_for(MODEL, "the status line")
+        term.wait_ready()
         for index in range(1, turns + 1):
             if index in measured:
                 costs[index] = scripted_turn(term, fake, index, tokens=40, delay=0.01, quiet=0.3)
@@ -114,10 +119,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, FakeProvider() as fake:
         root = Path(tmp)
         (root / "home").mkdir()
-        ready, floor = prompt_ready(args.runs, root, fake)
+        ready, opened, floor = prompt_ready(args.runs, root, fake)
         print(
-            f"prompt ready: {ready * 1000:.0f} ms (python -c pass {floor * 1000:.0f} ms, "
-            f"x{ready / floor:.1f})"
+            f"prompt ready: {ready * 1000:.0f} ms, session open: {opened * 1000:.0f} ms "
+            f"(python -c pass {floor * 1000:.0f} ms)"
         )
         early, late, rss = session(args.turns, root, fake)
     for name, cost in ((f"turn {min(10, args.turns)}", early), (f"turn {args.turns}", late)):

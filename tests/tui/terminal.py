@@ -130,6 +130,12 @@ class Terminal:
         with self._lock:
             return "\n".join(line.rstrip() for line in self.screen.display)
 
+    def wait_ready(self) -> None:
+        """Until the session is open: the banner is printed and the status line is full."""
+        self.wait_for(
+            lambda: "/help for commands" in self.text() and "$" in self.display(), "the session"
+        )
+
     def input_line(self) -> str:
         """The line above the status line: the input box's first line."""
         rows = [row for row in self.display().splitlines() if row.strip()]

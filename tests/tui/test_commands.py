@@ -24,7 +24,7 @@ def repo(tmp_path: Path) -> Path:
 @pytest.fixture
 def term(fake_provider: FakeProvider, repo: Path) -> Iterator[Terminal]:
     with Terminal(["--model", MODEL], cwd=repo, env=earshot_env(fake_provider.base_url)) as t:
-        t.wait_for(MODEL, "the status line")
+        t.wait_ready()
         yield t
 
 

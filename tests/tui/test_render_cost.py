@@ -25,7 +25,7 @@ def test_render_cost_per_token_stays_flat_over_300_turns(
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     costs: dict[int, TurnCost] = {}
     with Terminal(["--model", MODEL], cwd=repo, env=earshot_env(fake_provider.base_url)) as term:
-        term.wait_for(MODEL, "the status line")
+        term.wait_ready()
         for index in range(1, TURNS + 1):
             if index in MEASURED:
                 costs[index] = scripted_turn(

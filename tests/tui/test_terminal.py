@@ -26,7 +26,7 @@ def repo(tmp_path: Path) -> Path:
 @pytest.fixture
 def term(fake_provider: FakeProvider, repo: Path) -> Iterator[Terminal]:
     with Terminal(["--model", MODEL], cwd=repo, env=earshot_env(fake_provider.base_url)) as t:
-        t.wait_for(MODEL, "the status line")
+        t.wait_ready()
         yield t
 
 
@@ -75,7 +75,7 @@ def test_esc_interrupts_a_running_bash_sleep(fake_provider: FakeProvider, repo: 
     fake_provider.script(anthropic.tool_calls_turn([call]))
     env = earshot_env(fake_provider.base_url)
     with Terminal(["--model", MODEL, "--permission-mode", "yolo"], cwd=repo, env=env) as term:
-        term.wait_for(MODEL)
+        term.wait_ready()
         term.type_line("wait a while")
         term.wait_for("running bash: sleep 30")
         term.send(ESC)
@@ -164,7 +164,7 @@ def test_model_command_switches_provider_and_wire_mid_session(
             fake_provider.base_url, OPENAI_API_KEY="sk-test-openai", OPENAI_BASE_URL=other.base_url
         )
         with Terminal(["--model", MODEL], cwd=repo, env=env) as term:
-            term.wait_for(MODEL)
+            term.wait_ready()
             term.type_line("first")
             term.wait_for("EMU.")
             term.wait_for(term.idle, "the turn to end")
@@ -183,7 +183,7 @@ def test_undo_command_restores_a_file(fake_provider: FakeProvider, repo: Path) -
     fake_provider.script(anthropic.tool_calls_turn([write]), anthropic.text_turn("Rewrote it."))
     env = earshot_env(fake_provider.base_url)
     with Terminal(["--model", MODEL, "--permission-mode", "yolo"], cwd=repo, env=env) as term:
-        term.wait_for(MODEL)
+        term.wait_ready()
         term.type_line("rewrite notes")
         term.wait_for("Rewrote it.")
         term.wait_for(term.idle, "the turn to end")
@@ -224,7 +224,7 @@ def test_no_color_turns_colours_off(fake_provider: FakeProvider, repo: Path) -> 
     fake_provider.script(anthropic.text_turn("Some **bold** and `code`."))
     env = earshot_env(fake_provider.base_url, NO_COLOR="1")
     with Terminal(["--model", MODEL], cwd=repo, env=env) as term:
-        term.wait_for(MODEL)
+        term.wait_ready()
         term.type_line("hi")
         term.wait_for("Some bold and code.")
         term.wait_for(term.idle, "the turn to end")

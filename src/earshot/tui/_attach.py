@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from earshot.core.input import TurnInput, image_part
-from earshot.providers import types as pt
-
 if TYPE_CHECKING:
+    from earshot.core.input import TurnInput
     from earshot.tui.app import Attachments
 
 PASTE_CHARS = 800
@@ -59,6 +57,9 @@ def placeholder_for(data: str, attachments: Attachments, cwd: Path) -> str:
 def build_input(raw: str, attachments: Attachments, cwd: Path) -> tuple[str, TurnInput]:
     """``(shown, input)``: the text as the scrollback shows it (placeholders kept) and the
     turn input (pastes expanded, images as parts). Raises ``InputError`` for a bad image."""
+    from earshot.core.input import image_part
+    from earshot.providers import types as pt
+
     text = raw
     for key, pasted in attachments.pastes.items():
         text = text.replace(key, pasted)
@@ -99,7 +100,7 @@ def _files_under(cwd: Path, prefix: str, limit: int = 50) -> list[str]:
 class InputCompleter(Completer):
     """``/command`` at the start of the box; ``@path`` anywhere."""
 
-    def __init__(self, cwd: Path, commands: dict[str, str]) -> None:
+    def __init__(self, cwd: Path, commands: Callable[[], dict[str, str]]) -> None:
         self.cwd = cwd
         self.commands = commands
 
@@ -108,7 +109,7 @@ class InputCompleter(Completer):
     ) -> Iterable[Completion]:
         before = document.text_before_cursor
         if before.startswith("/") and " " not in before and "\n" not in before:
-            for name, about in self.commands.items():
+            for name, about in self.commands().items():
                 if name.startswith(before[1:]):
                     yield Completion(f"/{name}", start_position=-len(before), display_meta=about)
             return

@@ -21,7 +21,7 @@ optional reason); Enter alone denies: the default is never "allow".
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition, has_focus
@@ -42,11 +42,10 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
-from earshot.core._execute import Approval
-from earshot.tui.render import collapse, diff_text, live_lines
-
 if TYPE_CHECKING:
     from earshot.tui.app import Tui
+
+Decision = Literal["allow_once", "allow_session", "deny"]
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 STYLE = Style.from_dict(
@@ -68,8 +67,11 @@ def _rows(tui: Tui) -> int:
 
 
 def _live(tui: Tui) -> ANSI:
+    from earshot.tui.render import live_lines
+
     height = max(3, _rows(tui) - 8)
-    return ANSI(live_lines(tui._painter(), tui.feed.live, height))
+    text = tui.feed.live if tui.feed is not None else ""
+    return ANSI(live_lines(tui._painter(), text, height))
 
 
 def _queued(tui: Tui) -> StyleAndTextTuples:
@@ -78,23 +80,27 @@ def _queued(tui: Tui) -> StyleAndTextTuples:
         first = text.strip().splitlines()[0] if text.strip() else ""
         if out:
             out.append(("", "\n"))
-        out.append(("class:queued", f"  ⧗ queued: {first[: max(10, tui.painter.width - 14)]}"))
+        width = tui.output.get_size().columns
+        out.append(("class:queued", f"  ⧗ queued: {first[: max(10, width - 14)]}"))
     return out
 
 
 def _activity(tui: Tui) -> StyleAndTextTuples:
     elapsed = time.monotonic() - tui.started
     frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
-    what = tui.feed.activity or "working"
+    what = (tui.feed.activity if tui.feed is not None else "") or "working"
     if tui.approval is not None:
         what = "waiting for permission"
     elif tui.question is not None:
         what = "waiting for your answer"
-    text = f"{frame} {what[: max(10, tui.painter.width - 30)]} ({elapsed:.0f}s · esc to interrupt)"
+    width = tui.output.get_size().columns
+    text = f"{frame} {what[: max(10, width - 30)]} ({elapsed:.0f}s · esc to interrupt)"
     return [("class:activity", text)]
 
 
 def _approval(tui: Tui) -> StyleAndTextTuples | ANSI:
+    from earshot.tui.render import collapse, diff_text
+
     pending = tui.approval
     if pending is None:
         return []
@@ -154,7 +160,7 @@ def build_application(tui: Tui) -> Application[int]:
     side_visible = Condition(
         lambda: tui.question is not None or (tui.approval is not None and tui.approval.denying)
     )
-    live = Condition(lambda: bool(tui.feed.live.strip()))
+    live = Condition(lambda: tui.feed is not None and bool(tui.feed.live.strip()))
 
     approval_keys = _approval_keys(tui)
     approval_window = Window(
@@ -238,10 +244,12 @@ def focus(tui: Tui, name: str) -> None:
     tui.app.invalidate()
 
 
-def _resolve(tui: Tui, approval: Approval) -> None:
+def _resolve(tui: Tui, decision: Decision, reason: str = "") -> None:
+    from earshot.core._execute import Approval
+
     pending = tui.approval
     if pending is not None and not pending.future.done():
-        pending.future.set_result(approval)
+        pending.future.set_result(Approval(decision=decision, reason=reason))
 
 
 def _approval_keys(tui: Tui) -> KeyBindings:
@@ -249,11 +257,11 @@ def _approval_keys(tui: Tui) -> KeyBindings:
 
     @kb.add("y")
     def _allow_once(event: KeyPressEvent) -> None:
-        _resolve(tui, Approval(decision="allow_once"))
+        _resolve(tui, "allow_once")
 
     @kb.add("a")
     def _allow_session(event: KeyPressEvent) -> None:
-        _resolve(tui, Approval(decision="allow_session"))
+        _resolve(tui, "allow_session")
 
     @kb.add("n")
     def _deny_with_reason(event: KeyPressEvent) -> None:
@@ -264,7 +272,7 @@ def _approval_keys(tui: Tui) -> KeyBindings:
 
     @kb.add("enter")
     def _deny(event: KeyPressEvent) -> None:
-        _resolve(tui, Approval(decision="deny"))
+        _resolve(tui, "deny")
 
     @kb.add(Keys.Any)
     def _ignore(event: KeyPressEvent) -> None:
@@ -280,7 +288,7 @@ def _side_keys(tui: Tui) -> KeyBindings:
     def _send(event: KeyPressEvent) -> None:
         text = tui.side.text.strip()
         if tui.approval is not None:
-            _resolve(tui, Approval(decision="deny", reason=text))
+            _resolve(tui, "deny", text)
             return
         pending = tui.question
         if pending is None or pending.future.done():

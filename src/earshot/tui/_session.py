@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from earshot.core._execute import ApproveFn
-from earshot.core.factory import SessionSetup, create_session
-from earshot.core.tools.base import AskFn
+if TYPE_CHECKING:  # the UI is on screen before core is imported (see ``main``)
+    from earshot.core._execute import ApproveFn
+    from earshot.core.factory import SessionSetup
+    from earshot.core.tools.base import AskFn
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,6 +43,8 @@ def open_setup(
 ) -> SessionSetup:
     """A session as ``options`` say (``model``/``mode`` override them, for a session that
     replaces another mid-run)."""
+    from earshot.core.factory import create_session
+
     return create_session(
         cwd=options.cwd,
         model=model or options.model,

@@ -20,39 +20,32 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.layout import Window
 from prompt_toolkit.output import Output, create_output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from earshot import __version__
-from earshot.core._execute import Approval, ApprovalRequest
-from earshot.core.events import AgentEvent, UserMessageInjected
-from earshot.core.factory import SessionSetup
-from earshot.core.input import InputError, TurnInput
-from earshot.core.permissions import MODES, Mode, PermissionGate
-from earshot.core.session import cwd_key, data_dir
-from earshot.core.tools.base import Question
-from earshot.providers import types as pt
+from earshot.tui._history import project_history
 from earshot.tui._session import TuiOptions, close_setup, open_setup
-from earshot.tui.render import (
-    Feed,
-    Painter,
-    assistant_block,
-    error_block,
-    info_block,
-    message_text,
-    notice_block,
-    status_text,
-    user_block,
-)
+
+if TYPE_CHECKING:
+    # Imported where used: the input box is on screen before any of these is loaded.
+    from earshot.core._execute import Approval, ApprovalRequest
+    from earshot.core.events import AgentEvent
+    from earshot.core.factory import SessionSetup
+    from earshot.core.input import TurnInput
+    from earshot.core.permissions import Mode
+    from earshot.core.tools.base import Question
+    from earshot.providers import types as pt
+    from earshot.tui.render import Feed, Painter
 
 SYNC_START = "\x1b[?2026h"  # synchronized output: a mode set, not a query
 SYNC_END = "\x1b[?2026l"
@@ -89,35 +82,33 @@ def no_color() -> bool:
     return bool(os.environ.get("NO_COLOR"))
 
 
-def history_for(cwd: Path) -> History:
-    """Input history shared by every session of the project, kept across runs."""
-    folder = data_dir() / "history"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return InMemoryHistory()
-    return FileHistory(str(folder / f"{cwd_key(cwd)}.txt"))
+def history_file(cwd: Path) -> Path:
+    from earshot.core.session import cwd_key, data_dir
+
+    return data_dir() / "history" / f"{cwd_key(cwd)}.txt"
 
 
 class Tui:
     def __init__(
         self,
         options: TuiOptions,
-        setup: SessionSetup,
         *,
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
+        """The UI, on screen before the session opens; ``ready(setup)`` gives it one."""
+        from earshot.tui._attach import InputCompleter
         from earshot.tui._layout import build_application
 
         self.options = options
-        self.setup = setup
+        self._setup: SessionSetup | None = None
         self.output = output or _quiet_output()
         self.input = input or create_input()
-        self.painter = Painter(self.output.get_size().columns, color=not no_color())
-        self.feed = Feed(self.painter)
-        self.base_cost = setup.session.cost_usd()
+        self.painter: Painter | None = None
+        self.feed: Feed | None = None
+        self.base_cost = 0.0
         self.queued: list[str] = []
+        self.held: list[str] = []
         self.turn: asyncio.Task[None] | None = None
         self.approval: PendingApproval | None = None
         self.question: PendingQuestion | None = None
@@ -126,13 +117,11 @@ class Tui:
         self.started = 0.0
         self.attachments = Attachments()
         self._last_ctrl_c = 0.0
-        from earshot.tui._attach import InputCompleter
-        from earshot.tui.commands import COMMANDS
-
+        history, self._history = project_history()
         self.buffer = Buffer(
             multiline=True,
-            history=history_for(options.cwd),
-            completer=InputCompleter(options.cwd, {n: c[0] for n, c in COMMANDS.items()}),
+            history=history,
+            completer=InputCompleter(options.cwd, _command_list),
             complete_while_typing=True,
             name="input",
         )
@@ -140,6 +129,39 @@ class Tui:
         self.windows: dict[str, Window] = {}
         self.buffer.on_text_changed += self._typed
         self.app: Application[int] = build_application(self)
+
+    @property
+    def setup(self) -> SessionSetup:
+        if self._setup is None:
+            raise RuntimeError("the session is not open yet")
+        return self._setup
+
+    @property
+    def is_ready(self) -> bool:
+        return self._setup is not None
+
+    def ready(self, setup: SessionSetup) -> None:
+        """The session is open: print the banner, then send what was typed meanwhile."""
+        from earshot.tui.render import Feed, notice_block
+
+        self._setup = setup
+        self.base_cost = setup.session.cost_usd()
+        self.feed = Feed(self._painter())
+        try:
+            path: Path | None = history_file(self.options.cwd)
+        except OSError:
+            path = None
+        self._history.open(path)
+        self.print_above(self.banner())
+        for warning in setup.warnings:
+            self.print_above(notice_block(self._painter(), "warning", warning))
+        if setup.resumed:
+            self.replay(setup.agent.history)
+        held, self.held = self.held, []
+        self.queued.clear()
+        for raw in held:
+            self.handle(raw)
+        self.app.invalidate()
 
     # --- wiring for the agent ----------------------------------------------------------------
 
@@ -196,16 +218,28 @@ class Tui:
         out.flush()
 
     def say(self, text: str) -> None:
+        from earshot.tui.render import info_block
+
         self.print_above(info_block(self._painter(), text))
 
     def warn(self, text: str) -> None:
+        from earshot.tui.render import notice_block
+
         self.print_above(notice_block(self._painter(), "warning", text))
 
     def error(self, text: str) -> None:
+        from earshot.tui.render import error_block
+
         self.print_above(error_block(self._painter(), text))
 
     def _painter(self) -> Painter:
-        self.painter.width = max(20, self.output.get_size().columns)
+        """The painter, at the terminal's current width."""
+        from earshot.tui.render import Painter
+
+        width = max(20, self.output.get_size().columns)
+        if self.painter is None:
+            self.painter = Painter(width, color=not no_color())
+        self.painter.width = width
         return self.painter
 
     def _typed(self, _: Buffer) -> None:
@@ -216,14 +250,23 @@ class Tui:
 
     def submit(self) -> None:
         """Enter in the input box: a slash command, or a message (sent or queued)."""
-        from earshot.tui import commands
-        from earshot.tui._attach import build_input
-
         raw = self.buffer.text
         if not raw.strip():
             return
         self.buffer.append_to_history()
         self.buffer.reset()
+        if not self.is_ready:  # typed while starting: handled once the session is open
+            self.held.append(raw)
+            self.queued.append(raw)
+            self.app.invalidate()
+            return
+        self.handle(raw)
+
+    def handle(self, raw: str) -> None:
+        from earshot.core.input import InputError
+        from earshot.tui import commands
+        from earshot.tui._attach import build_input
+
         found = commands.find(raw.strip())
         if found is not None:
             handler, arg = found
@@ -254,6 +297,8 @@ class Tui:
 
     def replay(self, history: list[pt.Message], limit: int = 20) -> None:
         """Print the last messages of a resumed session (text only)."""
+        from earshot.tui.render import assistant_block, message_text, user_block
+
         painter = self._painter()
         blocks: list[str] = []
         for message in history[-limit:]:
@@ -270,6 +315,9 @@ class Tui:
 
     def send(self, text: str, turn_input: TurnInput | None = None) -> None:
         """Start a turn, or queue the message when one is running."""
+        from earshot.core.input import InputError
+        from earshot.tui.render import user_block
+
         if self.busy:
             self.error("still compacting; the message is back in the box to send after")
             self.buffer.text = text
@@ -287,13 +335,17 @@ class Tui:
         self.turn = asyncio.get_running_loop().create_task(self._drive(turn_input or text))
 
     async def _drive(self, turn_input: TurnInput) -> None:
+        from earshot.core.events import UserMessageInjected
+        from earshot.core.input import InputError
+
         agent = self.setup.agent
+        feed = self.live_feed()
         self.started = time.monotonic()
         ticker = asyncio.get_running_loop().create_task(self._tick())
         try:
             async for event in agent.run_turn(turn_input):
                 self._painter()
-                blocks = self.feed.event(event)
+                blocks = feed.event(event)
                 if isinstance(event, UserMessageInjected) and self.queued:
                     self.queued.pop(0)
                 if blocks:
@@ -305,25 +357,31 @@ class Tui:
             self.error(f"the turn failed: {type(exc).__name__}: {exc}")
         finally:
             ticker.cancel()
-            self.feed.live = ""
-            self.feed.activity = ""
+            feed.live = ""
+            feed.activity = ""
             self.app.invalidate()
 
     async def stream_events(self, events: AsyncIterator[AgentEvent]) -> None:
         """Print what an agent operation outside a turn (``compact``) reports."""
         self.started = time.monotonic()
         self.busy = True
+        feed = self.live_feed()
         ticker = asyncio.get_running_loop().create_task(self._tick())
         try:
             async for event in events:
                 self._painter()
-                self.print_above("".join(self.feed.event(event)))
+                self.print_above("".join(feed.event(event)))
                 self.app.invalidate()
         finally:
             ticker.cancel()
             self.busy = False
-            self.feed.activity = ""
+            feed.activity = ""
             self.app.invalidate()
+
+    def live_feed(self) -> Feed:
+        if self.feed is None:
+            raise RuntimeError("the session is not open yet")
+        return self.feed
 
     async def _tick(self) -> None:
         while True:
@@ -331,13 +389,17 @@ class Tui:
             self.app.invalidate()
 
     def interrupt(self) -> None:
-        if self.agent_running:
-            self.setup.agent.abort()
+        if self.agent_running and self._setup is not None:
+            self._setup.agent.abort()
 
     # --- status --------------------------------------------------------------------------------
 
     def status(self) -> str:
-        agent = self.setup.agent
+        from earshot.tui.render import status_text
+
+        if self._setup is None or self.feed is None:
+            return f"starting… · {self.options.model or 'earshot'}"
+        agent = self._setup.agent
         info = agent.target.info
         total = agent.total_cost_usd
         return status_text(
@@ -350,17 +412,24 @@ class Tui:
         )
 
     def mode(self) -> Mode:
+        from earshot.core.permissions import PermissionGate
+
         gate = self.setup.agent.gate
         return gate.mode if isinstance(gate, PermissionGate) else self.setup.mode
 
     def set_mode(self, mode: Mode) -> None:
+        from earshot.core.permissions import PermissionGate
+
         gate = self.setup.agent.gate
         if isinstance(gate, PermissionGate):
             gate.mode = mode
         self.app.invalidate()
 
     def cycle_mode(self) -> None:
-        self.set_mode(MODES[(MODES.index(self.mode()) + 1) % len(MODES)])
+        from earshot.core.permissions import MODES
+
+        if self.is_ready:
+            self.set_mode(MODES[(MODES.index(self.mode()) + 1) % len(MODES)])
 
     def ctrl_c(self) -> None:
         now = time.monotonic()
@@ -390,7 +459,7 @@ class Tui:
         model = old.agent.target.ref
         await close_setup(old)
         try:
-            self.setup = open_setup(
+            self._setup = open_setup(
                 options,
                 approve=self.approve,
                 ask=self.ask,
@@ -399,13 +468,15 @@ class Tui:
             )
         except Exception as exc:
             self.error(str(exc))
-            self.setup = open_setup(
+            self._setup = open_setup(
                 TuiOptions(cwd=options.cwd, model=model),
                 approve=self.approve,
                 ask=self.ask,
                 mode=mode,
             )
             return False
+        from earshot.tui.render import Feed
+
         self.options = options
         self.base_cost = self.setup.session.cost_usd()
         self.feed = Feed(self._painter())
@@ -415,6 +486,8 @@ class Tui:
     # --- run ------------------------------------------------------------------------------------
 
     def banner(self) -> str:
+        from earshot.tui.render import info_block
+
         setup = self.setup
         lines = [
             f"earshot {__version__} · {setup.agent.target.ref} · {self.options.cwd}",
@@ -423,16 +496,9 @@ class Tui:
         ]
         return info_block(self._painter(), "\n".join(lines))
 
-    async def run(self, first: Callable[[], Awaitable[None]] | None = None) -> int:
-        self.print_above(self.banner())
-        for warning in self.setup.warnings:
-            self.print_above(notice_block(self.painter, "warning", warning))
-        if self.setup.resumed:
-            self.replay(self.setup.agent.history)
-
-        async def start() -> None:
-            if first is not None:
-                await first()
+    async def run(self, start: Callable[[], Coroutine[object, object, None]]) -> int:
+        """Run until the user leaves; ``start`` runs once the UI is on screen (it opens the
+        session and calls ``ready``)."""
 
         def pre_run() -> None:
             self.app.create_background_task(start())
@@ -440,11 +506,18 @@ class Tui:
         try:
             result = await self.app.run_async(pre_run=pre_run)
         finally:
-            if self.turn is not None and not self.turn.done():
-                self.setup.agent.abort()
-                await asyncio.wait({self.turn}, timeout=5.0)
-            await close_setup(self.setup)
+            if self._setup is not None:
+                if self.turn is not None and not self.turn.done():
+                    self._setup.agent.abort()
+                    await asyncio.wait({self.turn}, timeout=5.0)
+                await close_setup(self._setup)
         return result
+
+
+def _command_list() -> dict[str, str]:
+    from earshot.tui.commands import COMMANDS
+
+    return {name: about for name, (about, _) in COMMANDS.items()}
 
 
 def _quiet_output() -> Output:
@@ -456,4 +529,4 @@ def _quiet_output() -> Output:
     return output
 
 
-__all__ = ["Attachments", "PendingApproval", "PendingQuestion", "Tui", "history_for", "no_color"]
+__all__ = ["Attachments", "PendingApproval", "PendingQuestion", "Tui", "history_file", "no_color"]

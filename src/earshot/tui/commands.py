@@ -109,8 +109,9 @@ async def cmd_context(tui: Tui, arg: str) -> None:
         f"{'total (estimate)':<20}~{estimate:,} tokens"
         + (f" of {window:,} ({100 * estimate / window:.0f}%)" if window else ""),
     ]
-    if tui.feed.context_tokens:
-        rows.append(f"{'last call (measured)':<20}{tui.feed.context_tokens:,} tokens")
+    measured = tui.live_feed().context_tokens
+    if measured:
+        rows.append(f"{'last call (measured)':<20}{measured:,} tokens")
     tui.say("\n".join(rows))
 
 

@@ -1,71 +1,101 @@
-"""Start the interactive UI: open the session (or onboard a first-time user), then run.
+"""Start the interactive UI.
 
-``run(options)`` returns the exit status. Errors a person can fix (settings, an unknown
+The input box is on screen first: the agent's modules (core, providers, rich) are imported
+on a worker thread while the user can already type, then the session is opened on the
+event loop and ``Tui.ready`` prints the banner and sends whatever was typed meanwhile.
+With no model named and no provider key, the UI leaves and onboarding asks for a model,
+then the UI starts again with it. Other errors a person can fix (settings, an unknown
 model, a broken session) propagate for the CLI to report.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from earshot.core._execute import Approval, ApprovalRequest
-from earshot.core.factory import SessionSetup
-from earshot.core.targets import NoModelError
-from earshot.core.tools.base import Question
-from earshot.providers.errors import ProviderError
 from earshot.tui._session import TuiOptions, open_setup
 from earshot.tui.app import Tui
 
+if TYPE_CHECKING:
+    from earshot.core._execute import Approval, ApprovalRequest
+    from earshot.core.factory import SessionSetup
+    from earshot.core.tools.base import Question
+
+ONBOARD = 3
+WARM = (
+    "earshot.core.factory",
+    "earshot.core.targets",
+    "earshot.tui.render",
+    "earshot.tui.commands",
+    "rich.markdown",
+    "rich.syntax",
+)
+
 
 class Bridge:
-    """The session's approve/ask callbacks, forwarded to the UI once it exists."""
+    """The session's approve/ask callbacks, forwarded to the UI."""
 
-    def __init__(self) -> None:
-        self.tui: Tui | None = None
+    def __init__(self, tui: Tui) -> None:
+        self.tui = tui
 
     async def approve(self, request: ApprovalRequest) -> Approval:
-        if self.tui is None:
-            return Approval(decision="deny", reason="the terminal UI is not running")
         return await self.tui.approve(request)
 
     async def ask(self, question: Question) -> str | None:
-        return None if self.tui is None else await self.tui.ask(question)
+        return await self.tui.ask(question)
 
 
 def run(options: TuiOptions) -> int:
     return asyncio.run(_main(options))
 
 
-async def _main(options: TuiOptions) -> int:
-    bridge = Bridge()
-    setup = _open(options, bridge)
-    if setup is None:
-        from earshot.tui.onboarding import onboard
+def _warm() -> None:
+    for module in WARM:
+        importlib.import_module(module)
 
-        model = await onboard(options)
-        if model is None:
-            return 2
-        options = replace(options, model=model)
-        setup = _open(options, bridge)
-        if setup is None:
-            return 2
-    tui = Tui(options, setup)
-    bridge.tui = tui
-    first = options.prompt
+
+async def _main(options: TuiOptions) -> int:
+    tui = Tui(options)
+    failure: list[BaseException] = []
 
     async def start() -> None:
-        if first:
+        await asyncio.to_thread(_warm)
+        try:
+            setup = _open(options, Bridge(tui))
+        except Exception as exc:
+            failure.append(exc)
+            tui.app.exit(result=2)
+            return
+        if setup is None:
+            tui.app.exit(result=ONBOARD)
+            return
+        tui.ready(setup)
+        if options.prompt:
             from earshot.tui._attach import build_input
 
-            shown, turn_input = build_input(first, tui.attachments, options.cwd)
+            shown, turn_input = build_input(options.prompt, tui.attachments, options.cwd)
             tui.send(shown, turn_input)
 
-    return await tui.run(start)
+    result = await tui.run(start)
+    if failure:
+        raise failure[0]
+    if result != ONBOARD:
+        return result
+    from earshot.tui.onboarding import onboard
+
+    model = await onboard(options)
+    if model is None:
+        return 2
+    return await _main(replace(options, model=model))
 
 
 def _open(options: TuiOptions, bridge: Bridge) -> SessionSetup | None:
     """The session, or None when there is no model or key to start with (onboarding)."""
+    from earshot.core.targets import NoModelError
+    from earshot.providers.errors import ProviderError
+
     try:
         return open_setup(options, approve=bridge.approve, ask=bridge.ask)
     except NoModelError:
