@@ -106,7 +106,8 @@ class LineTransport:
                 return None
             message, reply = problem(line)
             if reply is not None:
-                await self.send(reply)
+                with contextlib.suppress(ConnectionError):  # the end of input comes next
+                    await self.send(reply)
             if message is not None:
                 return dict(message)
 
