@@ -119,3 +119,19 @@ def test_first_run_without_a_key_offers_onboarding(repo: Path) -> None:
         term.wait_for("model ›")
         term.send("\r")
         assert term.proc.wait(15) == 2
+
+
+def test_input_history_is_kept_across_runs_in_a_project(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    env = earshot_env(fake_provider.base_url)
+    with Terminal(["--model", MODEL], cwd=repo, env=env) as term:
+        term.wait_ready()
+        scripted_turn(term, fake_provider, 1)
+        assert term.exit() == 0
+    with Terminal(["--model", MODEL], cwd=repo, env=env) as term:
+        term.wait_ready()
+        term.send("\x1b[A")  # Up
+        term.wait_for(lambda: term.input_line() == "› question 1", "the earlier line")
+        term.send("\x15")
+        assert term.exit() == 0

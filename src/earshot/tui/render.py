@@ -138,6 +138,9 @@ def tool_block(
     brief: str = "",
     diff: str = "",
 ) -> str:
+    _, _, subject = title.partition(": ")
+    if subject and brief.startswith(subject):
+        brief = brief[len(subject) :].strip()
     head = Text()
     head.append("● ", style="red" if is_error else "green")
     head.append(title, style="bold")
@@ -203,6 +206,7 @@ class Feed:
     context_tokens: int = 0
     last_cost: float | None = 0.0
     _streamed: bool = False
+    _blocks: int = 0
     _titles: dict[str, str] = field(default_factory=dict)
 
     def event(self, event: AgentEvent) -> list[str]:
@@ -214,6 +218,7 @@ class Feed:
             case ModelCallStarted():
                 self.live = ""
                 self._streamed = False
+                self._blocks = 0
                 self.activity = "waiting for the model"
             case TextDelta(text=text):
                 self.activity = "writing"
@@ -221,7 +226,7 @@ class Feed:
                 self.live += text
                 done, self.live = split_blocks(self.live)
                 if done.strip():
-                    out.append(assistant_block(p, done))
+                    out.append(self._paragraphs(done))
             case ReasoningDelta():
                 self.activity = "thinking"
             case ToolCallStreaming(name=name):
@@ -230,7 +235,8 @@ class Feed:
                 rest = self.live if self._streamed else message_text(message)
                 self.live = ""
                 if rest.strip():
-                    out.append(assistant_block(p, rest))
+                    out.append(self._paragraphs(rest))
+                self._blocks = 0
                 self.context_tokens = (
                     usage.input + usage.cache_read + usage.cache_write + usage.output
                 )
@@ -282,7 +288,8 @@ class Feed:
                 )
             case TurnEnded() as ended:
                 if self.live.strip():
-                    out.append(assistant_block(p, self.live))
+                    out.append(self._paragraphs(self.live))
+                self._blocks = 0
                 self.live = ""
                 self.activity = ""
                 self._titles.clear()
@@ -297,6 +304,13 @@ class Feed:
             case _:
                 assert_never(event)
         return [block for block in out if block]
+
+    def _paragraphs(self, text: str) -> str:
+        """Finished paragraphs of the message being streamed, a blank line after the
+        ones printed before them."""
+        block = assistant_block(self.painter, text)
+        self._blocks += 1
+        return block if self._blocks == 1 else "\n" + block
 
 
 def turn_end_line(ended: TurnEnded) -> str:
