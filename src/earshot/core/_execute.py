@@ -34,6 +34,7 @@ from earshot.core.tools.base import (
     ToolError,
     ToolResult,
 )
+from earshot.providers.aio import race
 from earshot.providers.types import JSONObject, TextPart, ToolCallPart, ToolResultPart
 
 T = TypeVar("T")
@@ -64,35 +65,6 @@ HEADLESS_DENIAL = (
     "it needs approval and nobody can approve in this mode; to permit it, rerun with "
     "--permission-mode or an --allow rule"
 )
-
-
-async def race(fn: Callable[[], Awaitable[T]], abort: anyio.Event) -> tuple[T | None, bool]:
-    """``(result, aborted)``: run ``fn`` until it returns or ``abort`` is set. Exceptions
-    from ``fn`` propagate unchanged (not wrapped in a group)."""
-    if abort.is_set():
-        return None, True
-    box: list[T] = []
-    errors: list[BaseException] = []
-    async with anyio.create_task_group() as tg:
-
-        async def run() -> None:
-            try:
-                box.append(await fn())
-            except Exception as exc:
-                errors.append(exc)
-            tg.cancel_scope.cancel()
-
-        async def watch() -> None:
-            await abort.wait()
-            tg.cancel_scope.cancel()
-
-        tg.start_soon(run)
-        tg.start_soon(watch)
-    if errors:
-        raise errors[0]
-    if box:
-        return box[0], False
-    return None, True
 
 
 def _title(call: ToolCallPart, request: PermissionRequest | None) -> str:

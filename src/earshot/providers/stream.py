@@ -30,6 +30,7 @@ import httpx
 import msgspec
 
 from earshot import __version__
+from earshot.providers.aio import race
 from earshot.providers.errors import ProviderError, redact
 from earshot.providers.http import shared_client
 from earshot.providers.retry import RetryPolicy
@@ -52,34 +53,12 @@ class _Outcome(Generic[T]):
 
 
 async def _race(fn: Callable[[], Awaitable[T]], abort: anyio.Event | None) -> _Outcome[T]:
-    """Run ``fn`` until it returns or ``abort`` is set, whichever comes first."""
+    """``race`` with the failure captured (the driver decides what a failure means)."""
     outcome: _Outcome[T] = _Outcome()
-    if abort is None:
-        try:
-            outcome.value = await fn()
-        except Exception as exc:
-            outcome.error = exc
-        return outcome
-    if abort.is_set():
-        outcome.aborted = True
-        return outcome
-
-    async with anyio.create_task_group() as tg:
-
-        async def run() -> None:
-            try:
-                outcome.value = await fn()
-            except Exception as exc:
-                outcome.error = exc
-            tg.cancel_scope.cancel()
-
-        async def watch() -> None:
-            await abort.wait()
-            outcome.aborted = True
-            tg.cancel_scope.cancel()
-
-        tg.start_soon(run)
-        tg.start_soon(watch)
+    try:
+        outcome.value, outcome.aborted = await race(fn, abort)
+    except Exception as exc:  # StopAsyncIteration included: the end of the body
+        outcome.error = exc
     return outcome
 
 

@@ -22,6 +22,7 @@ import anyio
 import msgspec
 
 from earshot.core.tools.base import AskFn, Question, ToolContext, ToolError, ToolResult, define_tool
+from earshot.providers.aio import race
 from earshot.providers.types import JSONObject, JSONValue
 
 DESCRIPTION = """
@@ -73,32 +74,9 @@ def _choices(args: AskUserInput) -> tuple[str, ...]:
 async def _ask(ask: AskFn, question: Question, abort: anyio.Event) -> str | None:
     """The answer, or ``ToolError`` when ``abort`` is set first. A failure of ``ask``
     itself is raised as it is (not inside an exception group)."""
-    answer: str | None = None
-    failure: Exception | None = None
-    aborted = abort.is_set()
-
-    async def run() -> None:
-        nonlocal answer, failure
-        try:
-            answer = await ask(question)
-        except Exception as exc:
-            failure = exc
-        tg.cancel_scope.cancel()
-
-    async def watch() -> None:
-        nonlocal aborted
-        await abort.wait()
-        aborted = True
-        tg.cancel_scope.cancel()
-
-    if not aborted:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(run)
-            tg.start_soon(watch)
+    answer, aborted = await race(lambda: ask(question), abort)
     if aborted:
         raise ToolError("interrupted while waiting for the user's answer", "interrupted")
-    if failure is not None:
-        raise failure
     return answer
 
 

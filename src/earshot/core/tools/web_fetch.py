@@ -36,6 +36,7 @@ from earshot.core.tools.base import (
     ToolResult,
     define_tool,
 )
+from earshot.providers.aio import race
 from earshot.providers.types import JSONObject
 
 if TYPE_CHECKING:
@@ -223,30 +224,16 @@ async def _fetch_bounded(url: str, abort: anyio.Event) -> _Page:
     ``ToolError``."""
     import httpx
 
-    page: _Page | None = None
+    async def bounded() -> _Page:
+        with anyio.fail_after(TIMEOUT_SECONDS):
+            return await _fetch(url)
+
     failure: Exception | None = None
-    aborted = abort.is_set()
-
-    async def run() -> None:
-        nonlocal page, failure
-        try:
-            with anyio.fail_after(TIMEOUT_SECONDS):
-                page = await _fetch(url)
-        except Exception as exc:
-            failure = exc
-        tg.cancel_scope.cancel()
-
-    async def watch() -> None:
-        nonlocal aborted
-        await abort.wait()
-        aborted = True
-        tg.cancel_scope.cancel()
-
-    if not aborted:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(run)
-            tg.start_soon(watch)
-    if aborted and page is None:
+    try:
+        page, aborted = await race(bounded, abort)
+    except Exception as exc:
+        page, aborted, failure = None, False, exc
+    if aborted:
         raise ToolError(f"interrupted while fetching {url}", "interrupted")
     if isinstance(failure, ToolError):
         raise failure
