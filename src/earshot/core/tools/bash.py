@@ -34,6 +34,7 @@ from earshot.core.tools.base import (
     ToolResult,
     define_tool,
 )
+from earshot.providers.aio import race
 from earshot.providers.types import JSONObject, TextPart
 
 if TYPE_CHECKING:
@@ -185,21 +186,10 @@ def _exit_line(code: int) -> str:
 
 
 async def _wait(process: Process, timeout_s: float, abort: anyio.Event) -> Outcome:
-    outcome: Outcome = "timed_out"
     with anyio.move_on_after(timeout_s):
-        async with anyio.create_task_group() as tg:
-
-            async def on_abort() -> None:
-                nonlocal outcome
-                await abort.wait()
-                outcome = "interrupted"
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(on_abort)
-            await process.wait()
-            outcome = "exited"
-            tg.cancel_scope.cancel()
-    return outcome
+        _, aborted = await race(process.wait, abort)
+        return "interrupted" if aborted else "exited"
+    return "timed_out"
 
 
 async def _supervise(
