@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import BinaryIO
 
 import pyte
 
@@ -47,6 +48,17 @@ def _winsize(fd: int, rows: int, cols: int) -> None:
 
 
 class Terminal:
+    rows: int
+    cols: int
+    screen: pyte.HistoryScreen
+    stream: pyte.ByteStream
+    raw: bytearray
+    proc: subprocess.Popen[bytes]
+    _lock: threading.Lock
+    _master: int
+    _stderr: BinaryIO
+    _reader: threading.Thread
+
     def __init__(
         self,
         args: list[str],

@@ -1,0 +1,12 @@
+"""The pseudo-terminal tests need a POSIX pty (``os.openpty``, ``termios``); on Windows only
+the rendering tests, which need no terminal, are collected."""
+
+from __future__ import annotations
+
+import sys
+
+collect_ignore = (
+    ["terminal.py", "test_terminal.py", "test_commands.py", "test_render_cost.py"]
+    if sys.platform == "win32"
+    else []
+)
