@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 Decision = Literal["allow_once", "allow_session", "deny"]
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+FRAME_INTERVAL = 1 / 30  # the repaint cap, on every platform (ConPTY needs it on Windows)
 STYLE = Style.from_dict(
     {
         "prompt": "bold ansicyan",
@@ -225,8 +226,8 @@ def build_application(tui: Tui) -> Application[int]:
         style=STYLE,
         full_screen=False,
         mouse_support=False,
-        min_redraw_interval=1 / 30,
-        max_render_postpone_time=1 / 30,
+        min_redraw_interval=FRAME_INTERVAL,
+        max_render_postpone_time=FRAME_INTERVAL,
         color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
         input=tui.input,
         output=tui.output,

@@ -6,9 +6,11 @@
                     above the live region, never redrawn
     live region     the unfinished paragraph, queued messages, the spinner and activity,
                     a permission prompt or a question, the input box, the status line
-                    (_layout.build_layout; repainted at most 30 times a second)
+                    (_layout.build_application; repainted at most 30 times a second)
 
-The agent's turn runs as a task on the same event loop as the UI: typing goes on while it
+Start-up order (``main``): the input box is drawn first, while the agent's modules load on
+a worker thread; ``ready(setup)`` then prints the banner and handles what was typed
+meanwhile. The agent's turn runs as a task on the same event loop as the UI: typing goes on while it
 works, and Enter then queues the message (``Agent.queue_user_message``; the agent injects
 it between model calls). Esc aborts the turn; Ctrl-C twice or Ctrl-D on an empty line
 exits. No terminal query is ever sent (no DA1, no DCS, and no cursor position request).
@@ -49,7 +51,6 @@ if TYPE_CHECKING:
 
 SYNC_START = "\x1b[?2026h"  # synchronized output: a mode set, not a query
 SYNC_END = "\x1b[?2026l"
-FRAME_INTERVAL = 1 / 30
 DOUBLE_PRESS = 2.0
 
 
