@@ -293,3 +293,30 @@ def test_edit_permission_prompt_shows_the_diff(
     term.wait_for("Edited.")
     assert (repo / "notes.txt").read_text() == "alpha\ngamma\n"
     assert term.exit() == 0
+
+
+def test_a_large_paste_is_collapsed_in_the_box_and_sent_whole(
+    fake_provider: FakeProvider, term: Terminal
+) -> None:
+    fake_provider.script(anthropic.text_turn("Read your log."))
+    pasted = "\n".join(f"log line {i}" for i in range(40))
+    term.send("\x1b[200~" + pasted + "\x1b[201~")
+    term.wait_for(lambda: "[Pasted text #1 +40 lines]" in term.input_line(), "the placeholder")
+    term.send(" explain")
+    term.send(ENTER)
+    term.wait_for("Read your log.")
+    sent = str(fake_provider.requests[0].json()["messages"])
+    assert "log line 0" in sent and "log line 39" in sent
+    assert "log line 39" not in term.text()
+    assert term.exit() == 0
+
+
+def test_at_path_completion_inserts_a_file_reference(
+    fake_provider: FakeProvider, term: Terminal
+) -> None:
+    term.send("look at @no")
+    term.wait_for(lambda: "@notes.txt" in term.display(), "the completion menu")
+    term.send("\t")
+    term.wait_for(lambda: term.input_line() == "› look at @notes.txt", "the completed path")
+    term.send("\x15")
+    assert term.exit() == 0
