@@ -205,7 +205,6 @@ class Turn:
         self.open: dict[str, ToolCallPart | str] = {}  # call id -> the call, or its name
         self.before: dict[str, tuple[Path, str | None]] = {}
         self.changes: dict[str, FileChange] = {}
-        self.details: dict[str, str] = {}
         self.checks = 0
 
     def on(self, event: AgentEvent) -> list[Update]:
@@ -275,7 +274,6 @@ class Turn:
         call = event.call
         announced = call.id in self.open
         self.open[call.id] = call
-        self.details[call.id] = event.detail
         if call.name in EDIT_TOOLS:
             path = call_target(call, self.cwd)
             if path is not None:
