@@ -320,3 +320,18 @@ def test_at_path_completion_inserts_a_file_reference(
     term.wait_for(lambda: term.input_line() == "› look at @notes.txt", "the completed path")
     term.send("\x15")
     assert term.exit() == 0
+
+
+def test_image_flag_attaches_the_image_to_the_first_prompt(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    (repo / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 32)
+    fake_provider.script(anthropic.text_turn("A tiny picture."))
+    env = earshot_env(fake_provider.base_url)
+    args = ["--model", MODEL, "--image", "shot.png", "what is this"]
+    with Terminal(args, cwd=repo, env=env) as term:
+        term.wait_for("A tiny picture.")
+        assert "› what is this [Image #1]" in term.text()
+        assert term.exit() == 0
+    content = str(fake_provider.requests[0].json()["messages"])
+    assert "'type': 'image'" in content

@@ -72,11 +72,11 @@ async def _main(options: TuiOptions) -> int:
             tui.app.exit(result=ONBOARD)
             return
         tui.ready(setup)
+        images = _image_placeholders(tui, options)
         if options.prompt:
-            from earshot.tui._attach import build_input
-
-            shown, turn_input = build_input(options.prompt, tui.attachments, options.cwd)
-            tui.send(shown, turn_input)
+            tui.handle(" ".join([options.prompt, *images]))
+        elif images:
+            tui.buffer.insert_text(" ".join(images) + " ")
 
     result = await tui.run(start)
     if failure:
@@ -89,6 +89,16 @@ async def _main(options: TuiOptions) -> int:
     if model is None:
         return 2
     return await _main(replace(options, model=model))
+
+
+def _image_placeholders(tui: Tui, options: TuiOptions) -> list[str]:
+    """``--image`` files and URLs as ``[Image #N]`` placeholders for the first message."""
+    keys: list[str] = []
+    for source in options.images:
+        key = f"[Image #{len(tui.attachments.images) + 1}]"
+        tui.attachments.images[key] = source
+        keys.append(key)
+    return keys
 
 
 def _open(options: TuiOptions, bridge: Bridge) -> SessionSetup | None:
