@@ -396,10 +396,10 @@ class Tui:
     # --- status --------------------------------------------------------------------------------
 
     def status(self) -> str:
-        from earshot.tui.render import status_text
-
         if self._setup is None or self.feed is None:
             return f"starting… · {self.options.model or 'earshot'}"
+        from earshot.tui.render import status_text
+
         agent = self._setup.agent
         info = agent.target.info
         total = agent.total_cost_usd
