@@ -335,3 +335,14 @@ def test_image_flag_attaches_the_image_to_the_first_prompt(
         assert term.exit() == 0
     content = str(fake_provider.requests[0].json()["messages"])
     assert "'type': 'image'" in content
+
+
+def test_plain_earshot_in_a_terminal_opens_the_ui(fake_provider: FakeProvider, repo: Path) -> None:
+    fake_provider.script(anthropic.text_turn("Hello from the UI."))
+    env = earshot_env(fake_provider.base_url, EARSHOT_MODEL=MODEL)
+    with Terminal([], cwd=repo, env=env) as term:
+        term.wait_ready()
+        term.type_line("hi")
+        term.wait_for("Hello from the UI.")
+        assert "Usage: earshot" not in term.text()
+        assert term.exit() == 0

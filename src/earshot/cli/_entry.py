@@ -2,8 +2,9 @@
 
 ``--version`` and the top-level ``--help`` are answered before anything heavy is imported
 (cyclopts, httpx, rich, the catalog): they are what people and scripts run most often to
-check an install, and they must feel instant. Subcommands go to the cyclopts app; anything
-else is the top-level command line (``earshot -p ...``), parsed by ``_flags``.
+check an install, and they must feel instant. Subcommands go to the cyclopts app; with a
+terminal on both ends and no ``-p``, the interactive UI; anything else is a headless run
+(``earshot -p ...``, or a prompt piped to stdin), parsed by ``_flags``.
 """
 
 from __future__ import annotations
@@ -18,17 +19,31 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"earshot {__version__}\n")
         return 0
-    if args in ([], ["--help"], ["-h"]):
+    if args in (["--help"], ["-h"]) or (not args and not _terminal()):
         from earshot.cli._commands import top_level_help
 
         sys.stdout.write(top_level_help())
         return 0
     from earshot.cli._commands import COMMANDS
 
-    if args[0] in COMMANDS:
+    if args and args[0] in COMMANDS:
         from earshot.cli.app import run
 
         return run(args)
+    if _terminal() and not _printing(args):
+        from earshot.cli._errors import guarded
+        from earshot.cli.tui_cmd import main as tui
+
+        return guarded(lambda: tui(args))
     from earshot.cli.run_cmd import main as headless
 
     return headless(args)
+
+
+def _terminal() -> bool:
+    """A terminal on both ends: where the interactive UI can run."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _printing(args: list[str]) -> bool:
+    return any(a in ("-p", "--print") or a.startswith("--print=") for a in args)

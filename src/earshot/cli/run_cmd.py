@@ -82,8 +82,8 @@ def options_from(args: list[str]) -> HeadlessOptions:
     prompt = text("prompt")
     if prompt is None and sys.stdin.isatty():
         raise HeadlessUsageError(
-            "the interactive terminal UI is not in this release yet; "
-            "run one turn with earshot -p PROMPT"
+            "the interactive UI needs a terminal on both stdin and stdout; to run one turn "
+            "with output to a pipe or file, use earshot -p PROMPT"
         )
     max_turns = values.get("max_turns")
     budget = values.get("max_budget_usd")
@@ -108,19 +108,8 @@ def options_from(args: list[str]) -> HeadlessOptions:
     )
 
 
-def wants_tui(args: list[str]) -> bool:
-    """No ``-p`` and a terminal on both ends: the interactive UI. A pipe on either end
-    without ``-p`` is headless (a piped prompt) or a usage hint, never a hang."""
-    printing = any(a in ("-p", "--print") or a.startswith("--print=") for a in args)
-    return not printing and sys.stdin.isatty() and sys.stdout.isatty()
-
-
 def main(args: list[str]) -> int:
-    """``earshot [OPTIONS]``: the top-level command line."""
-    if wants_tui(args):
-        from earshot.cli.tui_cmd import main as tui
-
-        return guarded(lambda: tui(args))
+    """``earshot [OPTIONS]`` without a terminal on both ends: a headless run."""
     return guarded(lambda: run_headless(options_from(args)))
 
 

@@ -160,6 +160,13 @@ class Agent:
     def queued(self) -> int:
         return len(self._queue)
 
+    def take_queued(self) -> list[pt.Message]:
+        """Withdraw the queued messages (a front-end putting them back in the input box
+        after an interrupted turn); they will not be sent."""
+        taken = list(self._queue)
+        self._queue.clear()
+        return taken
+
     def abort(self) -> None:
         """Stop the current turn: the model stream, running tools, pending approvals."""
         self._abort.set()
