@@ -24,6 +24,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import cast
 
+import acp
 from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
 from acp.schema import (
@@ -48,7 +49,6 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-import acp
 from tests.fake_provider import FakeProvider
 
 MODEL = "anthropic/claude-sonnet-4-6"

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from acp import RequestError
 from acp.schema import ConfigOptionUpdate, SessionConfigOptionSelect
 
-from acp import RequestError
 from earshot.providers.types import JSONValue
 from tests.acp.client import MODEL, Editor, prompt_text, start_earshot
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import acp
 import pytest
 
-import acp
 from earshot import __version__
 from tests.acp.client import MODEL, start_raw
 from tests.fake_provider import FakeProvider, anthropic

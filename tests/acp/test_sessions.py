@@ -9,7 +9,9 @@ import dataclasses
 import json
 from pathlib import Path
 
+import acp
 import pytest
+from acp import RequestError
 from acp.schema import (
     AgentMessageChunk,
     CurrentModeUpdate,
@@ -17,8 +19,6 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-import acp
-from acp import RequestError
 from earshot.core.session import SessionStore
 from tests.acp.client import MODEL, Editor, PromptBlocks, prompt_text, start_earshot, user_blocks
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic

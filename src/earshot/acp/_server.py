@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import anyio
+from acp import PROTOCOL_VERSION, RequestError
 from acp.interfaces import Client
 from acp.schema import (
     AcpMcpServer,
@@ -66,7 +67,6 @@ from acp.schema import (
     SseMcpServer,
 )
 
-from acp import PROTOCOL_VERSION, RequestError
 from earshot import __version__
 from earshot.acp._content import PromptBlock, PromptError, prompt_text, turn_parts
 from earshot.acp._interact import Prompter
