@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 COMPILED = [
     "src/earshot/core/permissions/match.py",
@@ -48,12 +48,14 @@ def compile_requested() -> bool:
     return os.environ.get("EARSHOT_MYPYC", "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def ext_modules() -> list[object]:
+def ext_modules() -> list[Extension]:
     if not compile_requested() or not BUILDS.intersection(sys.argv[1:]):
         return []
     from mypyc.build import mypycify
 
-    return list(mypycify(COMPILED, opt_level="3", group_name=GROUP, target_dir=MYPYC_DIR))
+    built = mypycify(COMPILED, opt_level="3", group_name=GROUP, target_dir=MYPYC_DIR)
+    # With setuptools present mypycify builds setuptools Extensions; keep the type honest.
+    return [ext for ext in built if isinstance(ext, Extension)]
 
 
 setup(ext_modules=ext_modules(), options={"build": {"build_base": SETUPTOOLS_DIR}})
