@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import PureWindowsPath
 
@@ -155,11 +154,7 @@ def test_posix_without_any_shell_is_an_error() -> None:
 
 
 def test_find_bash_on_this_machine_finds_an_existing_shell() -> None:
-    try:
-        choice = find_bash()
-    except ToolError:
-        if sys.platform != "win32":
-            raise
-        pytest.skip("Git Bash is not installed here")
+    # On Windows this needs Git Bash, as earshot does (CI's Windows runners have it).
+    choice = find_bash()
     assert os.path.isfile(choice.path)
     assert "system32" not in choice.path.lower()

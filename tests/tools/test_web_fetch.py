@@ -145,8 +145,7 @@ def tls_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[_Serve
     """An https server with a self-signed certificate for 127.0.0.1 that the fetch trusts
     (through SSL_CERT_FILE, which httpx honours)."""
     openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("openssl is needed to make a test certificate")
+    assert openssl is not None, "these tests need the openssl command to make a certificate"
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     argv = [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"]
     argv += ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
@@ -156,8 +155,7 @@ def tls_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[_Serve
         capture_output=True,
         check=False,
     )
-    if made.returncode != 0:
-        pytest.skip(f"openssl could not make a test certificate: {made.stderr[-200:]!r}")
+    assert made.returncode == 0, f"openssl could not make a certificate: {made.stderr[-200:]!r}"
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))
     server = _Server()
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
