@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import anyio
 import pytest
 
-from earshot.core.tools import _rg
+from earshot.core.tools import _grep_search, _rg
 from earshot.core.tools import grep as grep_module
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult
 from earshot.core.tools.grep import TOOL
@@ -352,7 +352,7 @@ async def test_head_limit_cuts_content_lines_and_counts_the_rest(
 async def test_search_stops_counting_far_past_the_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(grep_module, "OVERFLOW_LINES", 5)
+    monkeypatch.setattr(_grep_search, "OVERFLOW_LINES", 5)
     root = tmp_path / "w"
     write(root, {f"f{i}.txt": "hit\n" * 4 for i in range(6)})
     args: JSONObject = {"pattern": "hit", "output_mode": "content", "head_limit": 2}

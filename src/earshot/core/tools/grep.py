@@ -2,12 +2,12 @@
 
 ::
 
-    GrepInput -> _Query (regex, filters, mode, window)
+    GrepInput -> Query (regex, filters, mode, window)
         a file     searched in Python
         a dir      ripgrep when ``_rg.find_rg()`` finds one; the Python search when it
                    does not, or when rg cannot run the search (an old rg, a regex its
                    dialect refuses but Python's accepts)
-    -> _Found (files in path order, or matching files for files_with_matches)
+    -> Found (files in path order, or matching files for files_with_matches)
     -> one text, the same whichever engine ran
 
 Both engines search the same files (``_ignore.walk``'s set; symlinks not followed, files
@@ -20,19 +20,27 @@ difference: rg's regex dialect (Rust) and Python's agree on common syntax but no
 
 from __future__ import annotations
 
-import bisect
 import re
 import threading
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import anyio
 import msgspec
 
 from earshot.core.tools import _rg
-from earshot.core.tools._ignore import path_key, translate_glob, walk
+from earshot.core.tools._grep_search import (
+    MAX_FILE_BYTES,
+    FileHits,
+    Found,
+    OutputMode,
+    Query,
+    decode_text,
+    hits_from,
+    python_search,
+)
+from earshot.core.tools._ignore import path_key, translate_glob
 from earshot.core.tools._output import cap_text
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
 from earshot.core.tools.read import shown_path
@@ -41,13 +49,10 @@ DEFAULT_HEAD_LIMIT = 250
 MAX_HEAD_LIMIT = 2000
 MAX_LINE_CHARS = 500
 MAX_OUTPUT_CHARS = 40_000
-MAX_FILE_BYTES = 32 * 1024 * 1024
-OVERFLOW_LINES = 10_000
 """In content mode, lines counted past the shown ones before the search stops."""
 _RG_SURE_BYTES = 32 * 1024
 """rg -l has checked this much of a file for NUL bytes before it lists the file."""
 
-OutputMode = Literal["files_with_matches", "content", "count"]
 
 TYPES: dict[str, tuple[str, ...]] = {
     "c": ("*.c", "*.h"),
@@ -100,7 +105,6 @@ _TYPE_ALIASES = {
 }
 _SIMPLE_NAME_GLOB = re.compile(r"[\w.*{},+-]+")
 _NEWLINE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\n|\n")
-_LOOKAROUND = ("\\A", "\\Z", "(?=", "(?!", "(?<=", "(?<!")
 
 DESCRIPTION = f"""
 Search file contents with a regular expression (ripgrep syntax; Python's `re` when ripgrep
@@ -159,49 +163,7 @@ class GrepInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     offset: Annotated[_Count, _about("Entries to skip before showing (for paging)")] = 0
 
 
-@dataclass(frozen=True)
-class _Query:
-    pattern: str
-    flags: int
-    multiline: bool
-    mode: OutputMode
-    before: int
-    after: int
-    offset: int
-    limit: int
-    name_filter: re.Pattern[str] | None
-    path_filter: re.Pattern[str] | None
-    filter_on_path: bool
-    """``path_filter`` applies to the path under the search root, not the file name."""
-    exclude: bool
-    prune: tuple[str, ...]
-    """Globs on file names rg may use to skip files early (its --type-add)."""
-
-    def wanted(self, rel: str) -> bool:
-        name = rel.rsplit("/", 1)[-1]
-        if self.name_filter is not None and self.name_filter.fullmatch(name) is None:
-            return False
-        if self.path_filter is None:
-            return True
-        subject = rel if self.filter_on_path else name
-        return (self.path_filter.fullmatch(subject) is None) == self.exclude
-
-    def compile(self) -> _Matcher:
-        try:
-            regex = re.compile(self.pattern, self.flags)
-        except re.error as exc:
-            raise ToolError(
-                f"invalid regex {self.pattern!r}: {exc}; fix the syntax, or escape characters "
-                "meant literally with a backslash (\\( \\[ \\{ \\. \\* \\+ \\?)",
-                f"invalid regex: {exc}",
-            ) from exc
-        prefilter = None
-        if not self.multiline and not any(s in self.pattern for s in _LOOKAROUND):
-            prefilter = re.compile(self.pattern, self.flags | re.MULTILINE)
-        return _Matcher(regex, self.multiline, prefilter)
-
-
-def _query(args: GrepInput) -> _Query:
+def _query(args: GrepInput) -> Query:
     if not args.pattern:
         raise ToolError("the pattern is empty; give a regular expression to search for")
     if not args.multiline and _NEWLINE_ESCAPE.search(args.pattern):
@@ -233,7 +195,7 @@ def _query(args: GrepInput) -> _Query:
         if not prune and not exclude and _SIMPLE_NAME_GLOB.fullmatch(glob):
             prune = (glob,)
     around = args.context or 0
-    return _Query(
+    return Query(
         pattern=args.pattern,
         flags=(re.IGNORECASE if args.case_insensitive else 0)
         | (re.MULTILINE | re.DOTALL if args.multiline else 0),
@@ -251,133 +213,7 @@ def _query(args: GrepInput) -> _Query:
     )
 
 
-@dataclass(frozen=True)
-class _Matcher:
-    regex: re.Pattern[str]
-    multiline: bool
-    prefilter: re.Pattern[str] | None
-    """Whole-text search that must succeed for any line to match (None: not safe)."""
-
-    def lines(self, text: str, *, first_only: bool = False) -> tuple[list[str], list[int]]:
-        """The text's lines (split on ``\\n``, no empty last line) and the 1-based
-        numbers of the matching ones."""
-        lines = text.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        if not self.multiline:
-            if self.prefilter is not None and self.prefilter.search(text) is None:
-                return lines, []
-            found: list[int] = []
-            for number, line in enumerate(lines, start=1):
-                if self.regex.search(line) is not None:
-                    found.append(number)
-                    if first_only:
-                        break
-            return lines, found
-        starts = [0]
-        for line in lines[:-1]:
-            starts.append(starts[-1] + len(line) + 1)
-        matched: set[int] = set()
-        for m in self.regex.finditer(text):
-            start, end = m.span()
-            if start >= len(text) and (not text or text.endswith("\n")):
-                break
-            first = bisect.bisect_right(starts, start)
-            last = bisect.bisect_right(starts, max(start, end - 1))
-            matched.update(range(first, last + 1))
-            if first_only:
-                break
-        return lines, sorted(matched)
-
-
-def _decode(data: bytes) -> str | None:
-    """A file's text as both engines read it, or None when it is binary."""
-    for bom, encoding in (
-        (b"\xef\xbb\xbf", "utf-8"),
-        (b"\xff\xfe", "utf-16-le"),
-        (b"\xfe\xff", "utf-16-be"),
-    ):
-        if data.startswith(bom):
-            text = data[len(bom) :].decode(encoding, errors="replace")
-            return None if "\0" in text else text
-    if b"\0" in data:
-        return None
-    return data.decode("utf-8", errors="replace")
-
-
-@dataclass
-class _FileHits:
-    rel: str
-    path: Path
-    count: int
-    lines: list[tuple[int, str, bool]] = field(default_factory=list)
-
-
-@dataclass
-class _Found:
-    """What a search found: ``files`` in path order (content, count) or any order (files
-    mode). In content mode ``files`` holds only the lines inside the offset/limit window,
-    ``lines_seen`` counts all lines found, and ``complete`` is False when the search
-    stopped early, ``OVERFLOW_LINES`` past the window."""
-
-    files: list[_FileHits] = field(default_factory=list)
-    lines_seen: int = 0
-    complete: bool = True
-
-    def add(self, hits: _FileHits, query: _Query) -> bool:
-        if query.mode != "content":
-            self.files.append(hits)
-            return True
-        start, end = query.offset, query.offset + query.limit
-        first = self.lines_seen
-        self.lines_seen += len(hits.lines)
-        if self.lines_seen > start and first < end:
-            lo, hi = max(start - first, 0), min(end - first, len(hits.lines))
-            self.files.append(_FileHits(hits.rel, hits.path, hits.count, hits.lines[lo:hi]))
-        if self.lines_seen > end + OVERFLOW_LINES:
-            self.complete = False
-            return False
-        return True
-
-
-def _hits_from(rel: str, path: Path, lines: list[str], found: list[int], q: _Query) -> _FileHits:
-    if q.mode != "content":
-        return _FileHits(rel, path, len(found))
-    shown: dict[int, bool] = {}
-    for number in found:
-        for k in range(max(1, number - q.before), min(len(lines), number + q.after) + 1):
-            shown.setdefault(k, False)
-        shown[number] = True
-    return _FileHits(
-        rel, path, len(found), [(k, lines[k - 1], m) for k, m in sorted(shown.items())]
-    )
-
-
-def _python_search(
-    ctx: ToolContext, root: Path, query: _Query, matcher: _Matcher, stop: threading.Event
-) -> _Found:
-    found = _Found()
-    for entry in walk(root, ctx.files, stop=lambda: stop.is_set() or ctx.abort.is_set()):
-        if entry.is_symlink or not query.wanted(entry.rel):
-            continue
-        path = entry.path
-        st = ctx.files.stat(path)
-        if st is None or st.size > MAX_FILE_BYTES:
-            continue
-        try:
-            text = _decode(ctx.files.read_bytes(path))
-        except OSError:
-            continue
-        if text is None:
-            continue
-        first_only = query.mode == "files_with_matches"
-        lines, numbers = matcher.lines(text, first_only=first_only)
-        if numbers and not found.add(_hits_from(entry.rel, path, lines, numbers, query), query):
-            break
-    return found
-
-
-async def _rg_search(ctx: ToolContext, rg: str, root: Path, query: _Query) -> _Found | None:
+async def _rg_search(ctx: ToolContext, rg: str, root: Path, query: Query) -> Found | None:
     """The search by rg, or None when rg could not run it."""
     counting = query.mode == "count" and not query.multiline
     argv = _rg.search_argv(
@@ -392,7 +228,7 @@ async def _rg_search(ctx: ToolContext, rg: str, root: Path, query: _Query) -> _F
         after=query.after if query.mode == "content" else 0,
         max_filesize_mib=MAX_FILE_BYTES // (1024 * 1024),
     )
-    found = _Found()
+    found = Found()
     if query.mode == "files_with_matches":
         paths = await _rg.matching_files(ctx, argv, cwd=root)
         if paths is None:
@@ -407,7 +243,7 @@ async def _rg_search(ctx: ToolContext, rg: str, root: Path, query: _Query) -> _F
         for path, count in counts:
             rel = _under(root, path)
             if rel is not None and count and query.wanted(rel):
-                found.files.append(_FileHits(rel, path, count))
+                found.files.append(FileHits(rel, path, count))
         return found
 
     def on_file(rg_file: _rg.RgFile) -> bool:
@@ -416,7 +252,7 @@ async def _rg_search(ctx: ToolContext, rg: str, root: Path, query: _Query) -> _F
             return True
         lines = [(k, text, m) for k, (text, m) in sorted(rg_file.lines.items())]
         count = sum(1 for _, _, m in lines if m)
-        hits = _FileHits(rel, rg_file.path, count, lines if query.mode == "content" else [])
+        hits = FileHits(rel, rg_file.path, count, lines if query.mode == "content" else [])
         return not count or found.add(hits, query)
 
     return found if await _rg.matching_lines(ctx, argv, cwd=root, on_file=on_file) else None
@@ -431,11 +267,11 @@ def _under(root: Path, path: Path) -> str | None:
         return None
 
 
-def _settle(ctx: ToolContext, root: Path, paths: list[Path], query: _Query) -> list[_FileHits]:
+def _settle(ctx: ToolContext, root: Path, paths: list[Path], query: Query) -> list[FileHits]:
     """The files rg -l listed that the Python search would list too. rg lists a file with
     a match before its first NUL byte; the Python search skips any file holding one, so a
     file too long for rg to have read whole before listing it is checked here."""
-    settled: list[_FileHits] = []
+    settled: list[FileHits] = []
     for path in paths:
         rel = _under(root, path)
         if rel is None or not query.wanted(rel):
@@ -445,11 +281,11 @@ def _settle(ctx: ToolContext, root: Path, paths: list[Path], query: _Query) -> l
             continue
         if st.size > _RG_SURE_BYTES:
             try:
-                if _decode(ctx.files.read_bytes(path)) is None:
+                if decode_text(ctx.files.read_bytes(path)) is None:
                     continue
             except OSError:
                 continue
-        settled.append(_FileHits(rel, path, 1))
+        settled.append(FileHits(rel, path, 1))
     return settled
 
 
@@ -464,7 +300,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def _window(total: int, shown: int, q: _Query, word: str) -> str:
+def _window(total: int, shown: int, q: Query, word: str) -> str:
     if shown == total:
         return ""
     if not shown:
@@ -472,7 +308,7 @@ def _window(total: int, shown: int, q: _Query, word: str) -> str:
     return f" (showing {word} {q.offset + 1:,}-{q.offset + shown:,})"
 
 
-def _more(count: int, word: str, q: _Query, *, exact: bool = True) -> str:
+def _more(count: int, word: str, q: Query, *, exact: bool = True) -> str:
     amount = f"{count:,} more" if exact else f"more than {count:,}"
     return (
         f"[... {amount} {word} not shown; narrow the pattern, path, glob or type, "
@@ -480,7 +316,7 @@ def _more(count: int, word: str, q: _Query, *, exact: bool = True) -> str:
     )
 
 
-def _render(ctx: ToolContext, found: _Found, q: _Query) -> tuple[str, str]:
+def _render(ctx: ToolContext, found: Found, q: Query) -> tuple[str, str]:
     """The text for the model and a brief for the UI."""
     if q.mode == "files_with_matches":
         dated: list[tuple[int, tuple[str, ...], Path]] = []
@@ -541,36 +377,36 @@ def _nothing(ctx: ToolContext, args: GrepInput, target: Path) -> ToolResult:
     )
 
 
-def _search_file(ctx: ToolContext, path: Path, rel: str, query: _Query) -> _Found:
+def _search_file(ctx: ToolContext, path: Path, rel: str, query: Query) -> Found:
     st = ctx.files.stat(path)
     if st is not None and st.size > MAX_FILE_BYTES:
         raise ToolError(
             f"{path} is larger than 32 MiB; too big to search here: use bash (grep -n) instead",
             "file too large",
         )
-    text = _decode(ctx.files.read_bytes(path))
+    text = decode_text(ctx.files.read_bytes(path))
     if text is None:
         raise ToolError(f"{path} is a binary file; grep searches text", "binary file")
     matcher = query.compile()
     lines, numbers = matcher.lines(text, first_only=query.mode == "files_with_matches")
-    found = _Found()
+    found = Found()
     if numbers:
-        found.add(_hits_from(rel, path, lines, numbers, query), query)
+        found.add(hits_from(rel, path, lines, numbers, query), query)
     return found
 
 
-async def _in_thread(ctx: ToolContext, root: Path, query: _Query) -> _Found:
+async def _in_thread(ctx: ToolContext, root: Path, query: Query) -> Found:
     matcher = query.compile()
     stop = threading.Event()
     try:
         return await anyio.to_thread.run_sync(
-            partial(_python_search, ctx, root, query, matcher, stop), abandon_on_cancel=True
+            partial(python_search, ctx, root, query, matcher, stop), abandon_on_cancel=True
         )
     finally:
         stop.set()
 
 
-async def _search(ctx: ToolContext, target: Path, query: _Query) -> _Found:
+async def _search(ctx: ToolContext, target: Path, query: Query) -> Found:
     """Search ``target`` (a real path) with rg when it is a directory and rg is found."""
     st = ctx.files.stat(target)
     if st is None:
