@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from earshot.core._execute import Approval, ApprovalRequest
 from earshot.core.agent import Agent
+from earshot.core.approvals import Approval, ApprovalRequest
 from earshot.core.events import PermissionDecided
 from earshot.core.factory import builtin_tools
 from earshot.core.permissions import PermissionGate, load_rules

@@ -13,10 +13,11 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 import anyio
 
+from earshot.core.approvals import Approval, ApprovalRequest, ApproveFn
 from earshot.core.events import (
     AgentEvent,
     Notice,
@@ -39,27 +40,6 @@ from earshot.providers.types import JSONObject, TextPart, ToolCallPart, ToolResu
 
 T = TypeVar("T")
 
-
-@dataclass(frozen=True, kw_only=True)
-class ApprovalRequest:
-    """A call the gate wants a person to approve. ``request.detail`` is the real command or
-    diff; ``parts`` lists each command or file change the gate judged, which is exactly what
-    "allow for this session" grants (a prompt should show them)."""
-
-    call: ToolCallPart
-    request: PermissionRequest
-    reason: str
-    title: str
-    parts: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class Approval:
-    decision: Literal["allow_once", "allow_session", "deny"]
-    reason: str = ""
-
-
-ApproveFn = Callable[[ApprovalRequest], Awaitable[Approval]]
 
 HEADLESS_DENIAL = (
     "it needs approval and nobody can approve in this mode; to permit it, rerun with "
@@ -266,9 +246,5 @@ class ToolBatch:
 
 __all__ = [
     "HEADLESS_DENIAL",
-    "Approval",
-    "ApprovalRequest",
-    "ApproveFn",
     "ToolBatch",
-    "race",
 ]

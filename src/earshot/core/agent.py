@@ -35,7 +35,8 @@ import anyio
 import httpx
 
 from earshot.core import verify
-from earshot.core._execute import ApproveFn, ToolBatch
+from earshot.core._execute import ToolBatch
+from earshot.core.approvals import ApproveFn
 from earshot.core.context import (
     ContextPolicy,
     TokenGauge,

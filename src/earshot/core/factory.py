@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from earshot.core import verify
-from earshot.core._execute import ApproveFn
 from earshot.core.agent import Agent
+from earshot.core.approvals import ApproveFn
 from earshot.core.memory import load_memory, memory_prompt
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
 from earshot.core.prompt import git_summary, system_prompt

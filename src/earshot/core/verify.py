@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from earshot.core._execute import Approval, ApprovalRequest, ApproveFn
+from earshot.core.approvals import Approval, ApprovalRequest, ApproveFn
 from earshot.core.events import Verification, VerificationRan
 from earshot.core.ports import Gate
 from earshot.core.tools.base import AnyTool, ToolContext, ToolError

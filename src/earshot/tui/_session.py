@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the UI is on screen before core is imported (see ``main``)
-    from earshot.core._execute import ApproveFn
+    from earshot.core.approvals import ApproveFn
     from earshot.core.factory import SessionSetup
     from earshot.core.tools.base import AskFn
 

@@ -40,7 +40,7 @@ from earshot.tui._session import TuiOptions, close_setup, open_setup
 
 if TYPE_CHECKING:
     # Imported where used: the input box is on screen before any of these is loaded.
-    from earshot.core._execute import Approval, ApprovalRequest
+    from earshot.core.approvals import Approval, ApprovalRequest
     from earshot.core.events import AgentEvent
     from earshot.core.factory import SessionSetup
     from earshot.core.input import TurnInput

@@ -19,7 +19,7 @@ from earshot.tui._session import TuiOptions, open_setup
 from earshot.tui.app import Tui
 
 if TYPE_CHECKING:
-    from earshot.core._execute import Approval, ApprovalRequest
+    from earshot.core.approvals import Approval, ApprovalRequest
     from earshot.core.factory import SessionSetup
     from earshot.core.tools.base import Question
 
