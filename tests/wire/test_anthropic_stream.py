@@ -17,11 +17,9 @@ from earshot.providers.stream import collect, stream
 from earshot.providers.target import Secret, Target
 from earshot.providers.types import (
     ErrorEvent,
-    Finish,
     JSONValue,
     Message,
     ModelRequest,
-    ReasoningDelta,
     ReasoningPart,
     StreamEvent,
     TextDelta,
@@ -48,6 +46,7 @@ from tests.fake_provider import (
 from tests.fake_provider import anthropic as fake
 from tests.fake_provider.fixtures import wire_dir
 from tests.wire.cases import LIST_TOOL, READ_TOOL, model_info
+from tests.wire.streams import error_of, finish_of, reasonings, texts
 
 FAST = RetryPolicy(base_delay=0.01)
 KEY = "sk-ant-api03-stream-test-key-0123456789"
@@ -82,34 +81,6 @@ def run(provider: FakeProvider, request: ModelRequest | None = None) -> list[Str
             return await collect(request or ask(), target_for(provider), client=client, retry=FAST)
 
     return anyio.run(go)
-
-
-def terminal(events: list[StreamEvent]) -> Finish | ErrorEvent:
-    """The one terminal event, which must be the last event."""
-    ends = [e for e in events if isinstance(e, Finish | ErrorEvent)]
-    assert len(ends) == 1, f"expected exactly one terminal event, got {ends!r}"
-    assert events[-1] is ends[0]
-    return ends[0]
-
-
-def finish_of(events: list[StreamEvent]) -> Finish:
-    end = terminal(events)
-    assert isinstance(end, Finish), end
-    return end
-
-
-def error_of(events: list[StreamEvent]) -> ErrorEvent:
-    end = terminal(events)
-    assert isinstance(end, ErrorEvent), end
-    return end
-
-
-def texts(events: list[StreamEvent]) -> str:
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
-
-
-def reasonings(events: list[StreamEvent]) -> str:
-    return "".join(e.text for e in events if isinstance(e, ReasoningDelta))
 
 
 def md(**values: JSONValue) -> dict[str, JSONValue]:

@@ -5,7 +5,6 @@ one terminal event."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
@@ -22,7 +21,6 @@ from earshot.providers.types import (
     JSONValue,
     Message,
     ModelRequest,
-    ReasoningDelta,
     ReasoningPart,
     StreamEvent,
     TextDelta,
@@ -50,6 +48,7 @@ from tests.fake_provider import (
 from tests.fake_provider.fixtures import wire_dir
 from tests.fake_provider.openai_chat import DONE, chunk, usage_chunk
 from tests.wire.cases import READ_TOOL
+from tests.wire.streams import error_of, finish_of, reasonings, texts
 
 KEY = "sk-test-0123456789abcdefghij"
 RETRY = RetryPolicy(base_delay=0.01)
@@ -96,34 +95,6 @@ def run(
             return await collect(request or make_request(), target, client=client, retry=RETRY)
 
     return anyio.run(go)
-
-
-def terminal(events: Sequence[StreamEvent]) -> Finish | ErrorEvent:
-    """The one terminal event, which must be the last."""
-    ends = [e for e in events if isinstance(e, Finish | ErrorEvent)]
-    assert len(ends) == 1, f"expected one terminal event, got {ends}"
-    assert events[-1] is ends[0]
-    return ends[0]
-
-
-def finish_of(events: Sequence[StreamEvent]) -> Finish:
-    end = terminal(events)
-    assert isinstance(end, Finish), end
-    return end
-
-
-def error_of(events: Sequence[StreamEvent]) -> ErrorEvent:
-    end = terminal(events)
-    assert isinstance(end, ErrorEvent), end
-    return end
-
-
-def texts(events: Sequence[StreamEvent]) -> str:
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
-
-
-def reasonings(events: Sequence[StreamEvent]) -> str:
-    return "".join(e.text for e in events if isinstance(e, ReasoningDelta))
 
 
 def calls_of(message: Message) -> list[ToolCallPart]:

@@ -22,11 +22,9 @@ from earshot.providers.stream import collect, stream
 from earshot.providers.target import Secret, Target
 from earshot.providers.types import (
     ErrorEvent,
-    Finish,
     JSONValue,
     Message,
     ModelRequest,
-    ReasoningDelta,
     ReasoningPart,
     StreamEvent,
     TextDelta,
@@ -59,6 +57,9 @@ from tests.fake_provider.openai_responses import (
     PENDING_ENCRYPTED_CONTENT,
 )
 from tests.wire.cases import model_info
+from tests.wire.streams import error_of as failure
+from tests.wire.streams import finish_of as finish
+from tests.wire.streams import reasonings, terminal, texts
 
 FAST = RetryPolicy(base_delay=0.01)
 KEY = "sk-test-responses-0123456789abcdef"
@@ -92,33 +93,6 @@ def run(fake: FakeProvider, req: ModelRequest | None = None) -> list[StreamEvent
     events = anyio.run(go)
     terminal(events)
     return events
-
-
-def terminal(events: list[StreamEvent]) -> Finish | ErrorEvent:
-    ends = [e for e in events if isinstance(e, Finish | ErrorEvent)]
-    assert len(ends) == 1, f"expected exactly one terminal event, got {ends}"
-    assert events[-1] is ends[0]
-    return ends[0]
-
-
-def finish(events: list[StreamEvent]) -> Finish:
-    end = terminal(events)
-    assert isinstance(end, Finish), end
-    return end
-
-
-def failure(events: list[StreamEvent]) -> ErrorEvent:
-    end = terminal(events)
-    assert isinstance(end, ErrorEvent), end
-    return end
-
-
-def texts(events: list[StreamEvent]) -> str:
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
-
-
-def reasonings(events: list[StreamEvent]) -> str:
-    return "".join(e.text for e in events if isinstance(e, ReasoningDelta))
 
 
 def frames_of(reply: SSEReply) -> list[dict[str, JSONValue]]:
