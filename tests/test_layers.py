@@ -15,12 +15,13 @@ import earshot
 SRC = Path(earshot.__file__).parent
 
 ALLOWED: dict[str, set[str]] = {
-    "providers": {"providers"},
-    "core": {"core", "providers"},
-    "mcp": {"mcp", "core", "providers"},
-    "acp": {"acp", "core", "providers"},
-    "tui": {"tui", "core", "providers"},
-    "cli": {"cli", "tui", "acp", "mcp", "core", "providers"},
+    "_base": {"_base"},
+    "providers": {"providers", "_base"},
+    "core": {"core", "providers", "_base"},
+    "mcp": {"mcp", "core", "providers", "_base"},
+    "acp": {"acp", "core", "providers", "_base"},
+    "tui": {"tui", "core", "providers", "_base"},
+    "cli": {"cli", "tui", "acp", "mcp", "core", "providers", "_base"},
 }
 
 

@@ -9,9 +9,9 @@ import pytest
 from earshot.core.agent import Agent
 from earshot.core.approvals import Approval, ApprovalRequest
 from earshot.core.events import PermissionDecided
-from earshot.core.factory import builtin_tools
 from earshot.core.permissions import PermissionGate, load_rules
 from earshot.core.settings import Settings
+from earshot.core.tools.registry import builtin_tools
 from earshot.providers import types as pt
 from tests.core.support import FAST_RETRY, WIRES, run
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic

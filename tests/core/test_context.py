@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from earshot.core.agent import Agent
+from earshot.core.agent_session import AgentSession
 from earshot.core.context import ContextPolicy, estimate, shape
 from earshot.core.events import (
     AgentEvent,
@@ -16,11 +17,12 @@ from earshot.core.events import (
     TurnEnded,
     VerificationRan,
 )
-from earshot.core.factory import builtin_tools, create_session
 from earshot.core.memory import load_memory
+from earshot.core.options import SessionOptions
 from earshot.core.session import SessionStore
 from earshot.core.session.entries import MessageEntry
 from earshot.core.settings import Settings
+from earshot.core.tools.registry import builtin_tools
 from earshot.providers import types as pt
 from earshot.providers.models import Cost, ModelInfo
 from earshot.providers.pricing import cost_usd
@@ -149,12 +151,12 @@ async def test_resume_rebuilds_the_compacted_request(
     fake_provider: FakeProvider, repo_env: Path
 ) -> None:
     fake_provider.script(anthropic.text_turn("a"), anthropic.text_turn("b"))
-    setup = create_session(cwd=repo_env, model="anthropic/claude-sonnet-4-6")
-    async for _ in setup.agent.run_turn("turn one"):
+    session = AgentSession.open(SessionOptions(cwd=repo_env, model="anthropic/claude-sonnet-4-6"))
+    async for _ in session.prompt("turn one"):
         pass
-    async for _ in setup.agent.run_turn("turn two"):
+    async for _ in session.prompt("turn two"):
         pass
-    agent = setup.agent
+    agent = session.agent
     agent.policy = ContextPolicy(keep_turns=1)
     fake_provider.script(anthropic.text_turn(SUMMARY))
     events = [e async for e in agent.compact("focus on tabs")]
@@ -162,10 +164,10 @@ async def test_resume_rebuilds_the_compacted_request(
     assert events[-1].ok
     assert "focus on tabs" in json.dumps(fake_provider.requests[-1].json()["messages"])
     live = [m for m in agent.history]
-    setup.session.close()
-    resumed = create_session(cwd=repo_env, continue_latest=True)
-    assert resumed.agent.history == live
-    resumed.session.close()
+    await session.close()
+    resumed = AgentSession.open(SessionOptions(cwd=repo_env, continue_latest=True))
+    assert resumed.history == live
+    await resumed.close()
 
 
 async def test_verification_failure_goes_back_to_the_model_until_it_passes(
@@ -269,13 +271,15 @@ async def test_budget_from_settings_stops_before_the_next_call(
         anthropic.text_turn("never"),
     )
     settings = Settings(max_budget_usd=0.5)
-    setup = create_session(cwd=repo_env, model="anthropic/claude-sonnet-4-6", settings=settings)
-    events: list[AgentEvent] = [e async for e in setup.agent.run_turn("spend")]
+    session = AgentSession.open(
+        SessionOptions(cwd=repo_env, model="anthropic/claude-sonnet-4-6"), settings=settings
+    )
+    events: list[AgentEvent] = [e async for e in session.prompt("spend")]
     end = events[-1]
     assert isinstance(end, TurnEnded)
     assert end.reason == "budget"
     assert len(fake_provider.requests) == 1
-    setup.session.close()
+    await session.close()
 
 
 def test_a_likely_check_is_detected_from_the_project(tmp_path: Path) -> None:

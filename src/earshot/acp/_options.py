@@ -3,18 +3,15 @@
 ::
 
     mode_state(mode)          earshot's five permission modes as ACP session modes
-    model_option(ref, ...)    the model as a select config option (category "model"): the
-                              current model, the settings' model, the default model of each
-                              provider with a key, and the current provider's catalog models
-    COMMANDS / command(text)  the slash commands that work over ACP: /cost, /mode, /model
+    model_option(ref, refs)   the model as a select config option (category "model"), the
+                              choices from ``AgentSession.model_choices``
+    available_commands()      the session's commands offered to editors (``everywhere``)
 
 A mode is the person's choice in the editor, the same as ``--permission-mode``: deny rules
 still win in every mode, and a mode never restores a permission an earlier session granted.
 """
 
 from __future__ import annotations
-
-import os
 
 from acp.schema import (
     AvailableCommand,
@@ -26,12 +23,8 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
+from earshot.core.commands import COMMANDS
 from earshot.core.permissions import MODES, Mode
-from earshot.core.settings import Settings
-from earshot.core.targets import DEFAULT_MODELS
-from earshot.providers.auth import AuthStore
-from earshot.providers.catalog import ModelCatalog, parse_ref
-from earshot.providers.registry import PROVIDERS, key_from_env
 
 MODE_TEXT: dict[Mode, tuple[str, str]] = {
     "plan": ("Plan", "Read and plan only: every change is refused"),
@@ -41,21 +34,21 @@ MODE_TEXT: dict[Mode, tuple[str, str]] = {
     "yolo": ("YOLO", "Everything goes ahead except what a deny rule forbids"),
 }
 MODEL_OPTION = "model"
-MAX_CATALOG_MODELS = 40
 
-COMMANDS = (
-    AvailableCommand(name="cost", description="Tokens and USD spent in this session so far"),
-    AvailableCommand(
-        name="mode",
-        description="Show or set the permission mode (" + ", ".join(MODES) + ")",
-        input=AvailableCommandInput(root=UnstructuredCommandInput(hint="mode")),
-    ),
-    AvailableCommand(
-        name="model",
-        description="Show or switch the model for the next calls",
-        input=AvailableCommandInput(root=UnstructuredCommandInput(hint="provider/model")),
-    ),
-)
+
+def available_commands() -> list[AvailableCommand]:
+    """The session's commands that work in an editor, as ACP announces them."""
+    return [
+        AvailableCommand(
+            name=c.name,
+            description=c.about,
+            input=AvailableCommandInput(root=UnstructuredCommandInput(hint=c.hint))
+            if c.hint
+            else None,
+        )
+        for c in COMMANDS.values()
+        if c.everywhere
+    ]
 
 
 def mode_state(mode: Mode) -> SessionModeState:
@@ -67,55 +60,22 @@ def mode_state(mode: Mode) -> SessionModeState:
     )
 
 
-def model_refs(current: str, settings: Settings, catalog: ModelCatalog) -> list[str]:
-    refs = [current]
-    if settings.model:
-        refs.append(settings.model)
-    stored = set(AuthStore().providers())
-    for spec in PROVIDERS:
-        if spec.id in DEFAULT_MODELS and (key_from_env(spec, os.environ) or spec.id in stored):
-            refs.append(f"{spec.id}/{DEFAULT_MODELS[spec.id]}")
-    provider, _ = parse_ref(current)
-    models = sorted(catalog.models(provider), key=lambda info: info.id)
-    refs += [f"{provider}/{info.id}" for info in models[:MAX_CATALOG_MODELS]]
-    return list(dict.fromkeys(refs))
-
-
-def model_option(
-    current: str, settings: Settings, catalog: ModelCatalog
-) -> SessionConfigOptionSelect:
+def model_option(current: str, refs: list[str]) -> SessionConfigOptionSelect:
+    """The model as a select option; ``refs`` are the choices (``model_choices()``)."""
     return SessionConfigOptionSelect(
         type="select",
         id=MODEL_OPTION,
         name="Model",
         category="model",
         current_value=current,
-        options=[
-            SessionConfigSelectOption(value=ref, name=ref)
-            for ref in model_refs(current, settings, catalog)
-        ],
+        options=[SessionConfigSelectOption(value=ref, name=ref) for ref in refs],
     )
 
 
-def command(text: str) -> tuple[str, str] | None:
-    """``(name, argument)`` when ``text`` is one of ``COMMANDS``, else None (it goes to
-    the model as typed)."""
-    stripped = text.strip()
-    if not stripped.startswith("/"):
-        return None
-    name, _, argument = stripped[1:].partition(" ")
-    if name not in {c.name for c in COMMANDS}:
-        return None
-    return name, argument.strip()
-
-
 __all__ = [
-    "COMMANDS",
-    "MAX_CATALOG_MODELS",
     "MODEL_OPTION",
     "MODE_TEXT",
-    "command",
+    "available_commands",
     "mode_state",
     "model_option",
-    "model_refs",
 ]

@@ -1,19 +1,20 @@
-"""The ACP agent: each ACP request as ``create_session`` and ``Agent.run_turn``.
+"""The ACP agent: each ACP request as an ``AgentSession`` operation (``_live.Live``).
 
 ::
 
     initialize          protocol version from the library, earshot's version in agentInfo,
                         CAPABILITIES (exactly what works; locked by a test)
-    session/new         create_session(cwd) -> a new JSONL transcript; its id is the ACP id
+    session/new         AgentSession.open(cwd) -> a new JSONL transcript; its id is the ACP id
     session/load        the id must be a session of that cwd; opened for append (its lock
                         taken), history replayed as updates, then the response
     session/resume      the same without the replay
     session/list        the transcripts of a cwd (or of every cwd), newest first
-    session/close       abort, close the agent, release the transcript
-    session/prompt      content -> parts -> run_turn; events -> updates (``_updates``);
+    session/close       abort, close the session, release the transcript
+    session/prompt      a slash command of the session's table, or content -> parts ->
+                        AgentSession.prompt; events -> updates (``_updates``);
                         TurnEnded.reason -> stop reason; a failed model call is an error
-    session/cancel      agent.abort(): the model stream, running tools, and a pending
-                        permission request or question (answered as cancelled)
+    session/cancel      AgentSession.abort(): the model stream, running tools, and a
+                        pending permission request or question (answered as cancelled)
     session/set_mode    the gate's mode (+ current_mode_update)
     set_config_option   "model": switch_model (+ config_option_update)
 
@@ -26,12 +27,10 @@ message is earshot's own.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import anyio
 from acp import PROTOCOL_VERSION, RequestError
@@ -42,8 +41,6 @@ from acp.schema import (
     AvailableCommandsUpdate,
     ClientCapabilities,
     CloseSessionResponse,
-    ConfigOptionUpdate,
-    CurrentModeUpdate,
     ForkSessionResponse,
     HttpMcpServer,
     Implementation,
@@ -58,7 +55,6 @@ from acp.schema import (
     ResumeSessionResponse,
     SessionCapabilities,
     SessionCloseCapabilities,
-    SessionConfigOptionSelect,
     SessionInfo,
     SessionListCapabilities,
     SessionResumeCapabilities,
@@ -68,17 +64,20 @@ from acp.schema import (
 )
 
 from earshot import __version__
+from earshot._base.errors import UserError
 from earshot.acp._content import PromptBlock, PromptError, prompt_text, turn_parts
 from earshot.acp._interact import Prompter
-from earshot.acp._options import COMMANDS, MODEL_OPTION, mode_state, model_option
-from earshot.acp._prompting import run_command, run_prompt
+from earshot.acp._live import INTERNAL_ERROR, INVALID_PARAMS, SHUTDOWN_GRACE_S, Live, fail
+from earshot.acp._options import MODEL_OPTION, available_commands, mode_state
 from earshot.acp._updates import Update, plan_update, replay
-from earshot.core.factory import SessionSetup, SessionSetupError, create_session
-from earshot.core.permissions import Mode, PermissionGate, parse_mode
-from earshot.core.session import SessionError, SessionStore
-from earshot.core.settings import SettingsError
-from earshot.core.targets import NoModelError, load_catalog
-from earshot.providers.catalog import CatalogError, ModelCatalog
+from earshot.core.agent_session import (
+    AgentSession,
+    SessionSetupError,
+    list_sessions,
+    session_exists,
+)
+from earshot.core.options import SessionOptions
+from earshot.core.session import SessionError
 from earshot.providers.errors import ProviderError
 from earshot.providers.types import JSONValue
 
@@ -96,34 +95,12 @@ CAPABILITIES = AgentCapabilities(
         close=SessionCloseCapabilities(),
     ),
 )
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
 MCP_REFUSED = (
     "earshot does not start MCP servers sent by the editor; configure them in earshot's "
     "settings (~/.config/earshot/settings.json or .earshot/settings.json) and send an "
     "empty mcpServers list"
 )
-SHUTDOWN_GRACE_S = 10.0
-
-
-def fail(code: int, message: str) -> NoReturn:
-    raise RequestError(code, message, None)
-
-
-@dataclass
-class Live:
-    """One open session: its agent and transcript, and whether a prompt is running."""
-
-    setup: SessionSetup
-    cwd: Path
-    prompter: Prompter
-    idle: anyio.Event = field(default_factory=anyio.Event)
-    running: bool = False
-
-    @property
-    def id(self) -> str:
-        return self.setup.session.id
 
 
 class EarshotAcpAgent:
@@ -135,7 +112,6 @@ class EarshotAcpAgent:
         self.client: Client | None = None
         self.forms = False
         self.sessions: dict[str, Live] = {}
-        self._catalog: ModelCatalog | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Client) -> None:
@@ -180,8 +156,8 @@ class EarshotAcpAgent:
         self._after_reply(live)
         return NewSessionResponse(
             session_id=live.id,
-            modes=mode_state(live.setup.mode),
-            config_options=[self._model_option(live)],
+            modes=mode_state(live.session.mode),
+            config_options=[live.model_option()],
         )
 
     async def load_session(
@@ -193,18 +169,18 @@ class EarshotAcpAgent:
         **kwargs: object,
     ) -> LoadSessionResponse:
         live = self._reopen(cwd, session_id, mcp_servers, additional_directories)
-        updates: list[Update] = replay(live.setup.session.history(), live.cwd)
+        updates: list[Update] = replay(live.session.transcript.history(), live.cwd)
         todos: list[JSONValue] = [
-            {"content": t.content, "status": t.status} for t in live.setup.agent.state.todos
+            {"content": t.content, "status": t.status} for t in live.session.todos
         ]
         plan = plan_update(todos) if todos else None
         if plan is not None:
             updates.append(plan)
         for update in updates:
-            await self.send(live, update)
+            await live.send(update)
         self._after_reply(live)
         return LoadSessionResponse(
-            modes=mode_state(self._mode(live)), config_options=[self._model_option(live)]
+            modes=mode_state(live.session.mode), config_options=[live.model_option()]
         )
 
     async def resume_session(
@@ -218,16 +194,13 @@ class EarshotAcpAgent:
         live = self._reopen(cwd, session_id, mcp_servers, additional_directories)
         self._after_reply(live)
         return ResumeSessionResponse(
-            modes=mode_state(self._mode(live)), config_options=[self._model_option(live)]
+            modes=mode_state(live.session.mode), config_options=[live.model_option()]
         )
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: object
     ) -> ListSessionsResponse:
-        if cwd is not None:
-            infos = SessionStore(self._directory(cwd)).list()
-        else:
-            infos = SessionStore(Path.cwd()).list_all()
+        infos = list_sessions(self._directory(cwd) if cwd is not None else None)
         return ListSessionsResponse(
             sessions=[
                 SessionInfo(
@@ -242,7 +215,8 @@ class EarshotAcpAgent:
 
     async def close_session(self, session_id: str, **kwargs: object) -> CloseSessionResponse:
         live = self._live(session_id)
-        await self._close(live)
+        self.sessions.pop(live.id, None)
+        await live.close()
         return CloseSessionResponse()
 
     async def fork_session(
@@ -264,13 +238,14 @@ class EarshotAcpAgent:
     async def shutdown(self) -> None:
         """The client has gone: stop every turn, let each finish its transcript, close."""
         for live in self.sessions.values():
-            live.setup.agent.abort()
+            live.session.abort()
         with anyio.move_on_after(SHUTDOWN_GRACE_S):
             for live in list(self.sessions.values()):
                 if live.running:
                     await live.idle.wait()
         for live in list(self.sessions.values()):
-            await self._close(live)
+            self.sessions.pop(live.id, None)
+            await live.close()
 
     # --- turns -------------------------------------------------------------------------------
 
@@ -287,10 +262,9 @@ class EarshotAcpAgent:
         live.running, live.idle = True, anyio.Event()
         try:
             typed = prompt_text(parts)
-            handled = await run_command(self, live, typed) if typed is not None else False
-            if handled:
+            if typed is not None and await live.command(typed):
                 return PromptResponse(stop_reason="end_turn")
-            return PromptResponse(stop_reason=await run_prompt(self, live, parts))
+            return PromptResponse(stop_reason=await live.prompt(parts))
         finally:
             live.running = False
             live.idle.set()
@@ -298,13 +272,12 @@ class EarshotAcpAgent:
     async def cancel(self, session_id: str, **kwargs: object) -> None:
         live = self.sessions.get(session_id)
         if live is not None:
-            live.setup.agent.abort()
+            live.session.abort()
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: object
     ) -> SetSessionModeResponse:
-        live = self._live(session_id)
-        await self.set_mode(live, mode_id)
+        await self._live(session_id).set_mode(mode_id)
         return SetSessionModeResponse()
 
     async def set_config_option(
@@ -315,56 +288,10 @@ class EarshotAcpAgent:
             fail(
                 INVALID_PARAMS, f"earshot has no option {config_id!r} of that type; it has 'model'"
             )
-        await self.switch_model(live, value)
-        return SetSessionConfigOptionResponse(config_options=[self._model_option(live)])
-
-    async def set_mode(self, live: Live, mode_id: str) -> None:
-        try:
-            mode = parse_mode(mode_id)
-        except ValueError as exc:
-            fail(INVALID_PARAMS, str(exc))
-        gate = live.setup.agent.gate
-        if not isinstance(gate, PermissionGate):  # pragma: no cover - create_session builds one
-            fail(INTERNAL_ERROR, "this session's permission gate has no modes")
-        gate.mode = mode
-        await self.send(
-            live, CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode)
-        )
-
-    async def switch_model(self, live: Live, ref: str) -> None:
-        from earshot.core.targets import target_for
-
-        try:
-            target = target_for(ref, settings=live.setup.settings, catalog=self.catalog(live))
-        except (CatalogError, ProviderError, SettingsError) as exc:
-            fail(INVALID_PARAMS, _message(exc))
-        await live.setup.agent.switch_model(target)
-        live.setup.model_ref = target.ref
-        update = ConfigOptionUpdate(
-            session_update="config_option_update", config_options=[self._model_option(live)]
-        )
-        await self.send(live, update)
-
-    async def send(self, live: Live, update: Update) -> None:
-        """One ``session/update``; a client that has gone is not an error for the turn."""
-        if self.client is None:
-            return
-        with contextlib.suppress(ConnectionError):
-            await self.client.session_update(session_id=live.id, update=update)
+        await live.switch_model(value)
+        return SetSessionConfigOptionResponse(config_options=[live.model_option()])
 
     # --- helpers -----------------------------------------------------------------------------
-
-    def catalog(self, live: Live) -> ModelCatalog:
-        if self._catalog is None:
-            self._catalog = load_catalog(live.setup.settings)
-        return self._catalog
-
-    def _model_option(self, live: Live) -> SessionConfigOptionSelect:
-        return model_option(live.setup.agent.target.ref, live.setup.settings, self.catalog(live))
-
-    def _mode(self, live: Live) -> Mode:
-        gate = live.setup.agent.gate
-        return gate.mode if isinstance(gate, PermissionGate) else live.setup.mode
 
     def _live(self, session_id: str) -> Live:
         live = self.sessions.get(session_id)
@@ -410,7 +337,7 @@ class EarshotAcpAgent:
             if live.cwd != where:
                 fail(RESOURCE_NOT_FOUND, f"no session {session_id!r} in {where}")
             return live
-        if session_id not in SessionStore(where).ids():
+        if not session_exists(where, session_id):
             fail(
                 RESOURCE_NOT_FOUND,
                 f"no session {session_id!r} in {where}; session/list shows this directory's",
@@ -419,23 +346,19 @@ class EarshotAcpAgent:
 
     def _open(self, cwd: Path, *, resume: str | None, model: str | None) -> Live:
         prompter = Prompter(self.client, "", forms=self.forms)
+        options = SessionOptions(
+            cwd=cwd, model=model, permission_mode=self.permission_mode, resume=resume
+        )
         try:
-            setup = create_session(
-                cwd=cwd,
-                model=model,
-                permission_mode=self.permission_mode,
-                resume=resume,
-                approve=prompter.approve,
-                ask=prompter.ask,
-            )
+            session = AgentSession.open(options, approve=prompter.approve, ask=prompter.ask)
         except (SessionSetupError, SessionError) as exc:
             fail(INVALID_PARAMS, str(exc))
-        except (SettingsError, CatalogError, ProviderError, NoModelError) as exc:
+        except (UserError, ProviderError) as exc:
             fail(INTERNAL_ERROR, _message(exc))
-        for warning in setup.warnings:
+        for warning in session.warnings:
             log.warning("%s", warning)
-        prompter.session_id = setup.session.id
-        live = Live(setup=setup, cwd=cwd, prompter=prompter)
+        prompter.session_id = session.id
+        live = Live(session=session, prompter=prompter, client=self.client)
         live.idle.set()
         self.sessions[live.id] = live
         log.info("session %s %s in %s", live.id, "loaded" if resume else "created", cwd)
@@ -445,25 +368,16 @@ class EarshotAcpAgent:
         """Send what follows a session's creation once its response is out."""
 
         async def later() -> None:
-            await self.send(
-                live,
+            await live.send(
                 AvailableCommandsUpdate(
-                    session_update="available_commands_update", available_commands=list(COMMANDS)
-                ),
+                    session_update="available_commands_update",
+                    available_commands=available_commands(),
+                )
             )
 
         task = asyncio.get_running_loop().create_task(later())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    async def _close(self, live: Live) -> None:
-        live.setup.agent.abort()
-        self.sessions.pop(live.id, None)
-        with anyio.move_on_after(SHUTDOWN_GRACE_S):
-            await live.idle.wait()
-        with anyio.CancelScope(shield=True):
-            await live.setup.agent.close()
-        live.setup.session.close()
 
 
 if TYPE_CHECKING:
@@ -476,4 +390,4 @@ def _message(exc: Exception) -> str:
     return exc.message if isinstance(exc, ProviderError) else str(exc)
 
 
-__all__ = ["CAPABILITIES", "MCP_REFUSED", "EarshotAcpAgent", "Live"]
+__all__ = ["CAPABILITIES", "MCP_REFUSED", "EarshotAcpAgent"]

@@ -8,7 +8,14 @@ that the subcommands use. Each flag appears once, below.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+from earshot._base.errors import UserError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from earshot.core.options import SessionOptions
 
 Kind = Literal["str", "int", "float", "bool", "list"]
 
@@ -89,7 +96,7 @@ _BY_NAME = {name: flag for flag in FLAGS for name in flag.names}
 FlagValue = str | int | float | bool | list[str]
 
 
-class FlagError(ValueError):
+class FlagError(UserError, ValueError):
     """A malformed command line; the message says what and how to fix it."""
 
 
@@ -122,6 +129,38 @@ def parse_flags(args: list[str]) -> dict[str, FlagValue]:
     return values
 
 
+def text_flag(values: dict[str, FlagValue], key: str) -> str | None:
+    value = values.get(key)
+    return value if isinstance(value, str) else None
+
+
+def words_flag(values: dict[str, FlagValue], key: str) -> tuple[str, ...]:
+    value = values.get(key)
+    return tuple(value) if isinstance(value, list) else ()
+
+
+def session_options(values: dict[str, FlagValue], cwd: Path) -> SessionOptions:
+    """The session flags every front-end shares, as ``SessionOptions``."""
+    from earshot.core.options import SessionOptions
+
+    max_turns = values.get("max_turns")
+    budget = values.get("max_budget_usd")
+    return SessionOptions(
+        cwd=cwd,
+        model=text_flag(values, "model"),
+        permission_mode=text_flag(values, "permission_mode"),
+        allow=words_flag(values, "allow"),
+        ask=words_flag(values, "ask"),
+        deny=words_flag(values, "deny"),
+        resume=text_flag(values, "resume"),
+        continue_latest=values.get("continue_latest") is True,
+        fork=values.get("fork_session") is True,
+        max_turns=max_turns if isinstance(max_turns, int) else None,
+        max_budget_usd=float(budget) if isinstance(budget, int | float) else None,
+        append_system_prompt=text_flag(values, "append_system_prompt") or "",
+    )
+
+
 def _convert(flag: Flag, name: str, raw: str, previous: FlagValue | None) -> FlagValue:
     if flag.kind == "int":
         try:
@@ -152,4 +191,14 @@ def flags_help() -> list[str]:
     return lines
 
 
-__all__ = ["FLAGS", "Flag", "FlagError", "FlagValue", "flags_help", "parse_flags"]
+__all__ = [
+    "FLAGS",
+    "Flag",
+    "FlagError",
+    "FlagValue",
+    "flags_help",
+    "parse_flags",
+    "session_options",
+    "text_flag",
+    "words_flag",
+]

@@ -12,12 +12,14 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from earshot import __version__
+from earshot._base.errors import UserError
 from earshot.cli._errors import guarded
-from earshot.cli._flags import parse_flags
+from earshot.cli._flags import parse_flags, session_options, text_flag, words_flag
 from earshot.cli.headless import (
     EXIT_INTERRUPTED,
     HeadlessRenderer,
@@ -27,33 +29,26 @@ from earshot.cli.headless import (
     parse_output_format,
 )
 from earshot.core.events import TurnEnded
+from earshot.core.options import SessionOptions
 from earshot.providers import types as pt
+
+if TYPE_CHECKING:
+    from earshot.core.agent_session import AgentSession
 
 USAGE = 2
 
 
-class HeadlessUsageError(Exception):
+class HeadlessUsageError(UserError):
     """A mistake in the command line; printed to stderr with exit status 2."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class HeadlessOptions:
+    session: SessionOptions
     prompt: str
     output_format: str = "text"
-    model: str | None = None
-    permission_mode: str | None = None
-    max_turns: int | None = None
-    max_budget_usd: float | None = None
     images: Sequence[str] = ()
-    cwd: Path | None = None
-    append_system_prompt: str = ""
     verbose: bool = False
-    allow: Sequence[str] = ()
-    ask: Sequence[str] = ()
-    deny: Sequence[str] = ()
-    continue_latest: bool = False
-    resume: str | None = None
-    fork_session: bool = False
 
 
 def read_prompt(prompt: str | None) -> str:
@@ -70,41 +65,19 @@ def read_prompt(prompt: str | None) -> str:
 def options_from(args: list[str]) -> HeadlessOptions:
     """Options from the top-level command line (``_flags``), the prompt read."""
     values = parse_flags(args)
-
-    def text(key: str) -> str | None:
-        value = values.get(key)
-        return value if isinstance(value, str) else None
-
-    def words(key: str) -> tuple[str, ...]:
-        value = values.get(key)
-        return tuple(value) if isinstance(value, list) else ()
-
-    prompt = text("prompt")
+    prompt = text_flag(values, "prompt")
     if prompt is None and sys.stdin.isatty():
         raise HeadlessUsageError(
             "the interactive UI needs a terminal on both stdin and stdout; to run one turn "
             "with output to a pipe or file, use earshot -p PROMPT"
         )
-    max_turns = values.get("max_turns")
-    budget = values.get("max_budget_usd")
-    cwd = text("cwd")
+    cwd = text_flag(values, "cwd")
     return HeadlessOptions(
+        session=session_options(values, Path(cwd) if cwd else Path.cwd()),
         prompt=read_prompt(prompt),
-        output_format=text("output_format") or "text",
-        model=text("model"),
-        permission_mode=text("permission_mode"),
-        max_turns=max_turns if isinstance(max_turns, int) else None,
-        max_budget_usd=float(budget) if isinstance(budget, int | float) else None,
-        images=words("images"),
-        cwd=Path(cwd) if cwd else None,
-        append_system_prompt=text("append_system_prompt") or "",
+        output_format=text_flag(values, "output_format") or "text",
+        images=words_flag(values, "images"),
         verbose=values.get("verbose") is True,
-        allow=words("allow"),
-        ask=words("ask"),
-        deny=words("deny"),
-        continue_latest=values.get("continue_latest") is True,
-        resume=text("resume"),
-        fork_session=values.get("fork_session") is True,
     )
 
 
@@ -126,40 +99,26 @@ def run_headless(options: HeadlessOptions) -> int:
 async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     import anyio
 
-    from earshot.core.factory import create_session
+    from earshot.core.agent_session import AgentSession
     from earshot.core.input import image_part
 
-    cwd = (options.cwd or Path.cwd()).resolve()
+    cwd = options.session.cwd.resolve()
     if not cwd.is_dir():
         raise HeadlessUsageError(f"--cwd {cwd}: no such directory")
     images = [image_part(source, cwd) for source in options.images]
-    setup = create_session(
-        cwd=cwd,
-        model=options.model,
-        permission_mode=options.permission_mode,
-        allow=options.allow,
-        ask_rules=options.ask,
-        deny=options.deny,
-        resume=options.resume,
-        continue_latest=options.continue_latest,
-        fork=options.fork_session,
-        max_turns=options.max_turns,
-        max_budget_usd=options.max_budget_usd,
-        append_system_prompt=options.append_system_prompt,
-    )
-    agent = setup.agent
-    for warning in setup.warnings:
+    session = AgentSession.open(replace(options.session, cwd=cwd))
+    for warning in session.warnings:
         sys.stderr.write(f"earshot: warning: {warning}\n")
     renderer = HeadlessRenderer(fmt, sys.stdout, sys.stderr, verbose=options.verbose)
     renderer.init(
         InitInfo(
-            session_id=setup.session.id,
-            model=setup.model_ref,
+            session_id=session.id,
+            model=session.model,
             cwd=str(cwd),
-            tools=agent.tool_names(),
-            permission_mode=setup.mode,
+            tools=session.tool_names,
+            permission_mode=session.mode,
             version=__version__,
-            memory_files=setup.memory_files,
+            memory_files=session.memory_files,
         )
     )
     turn_input: str | list[pt.TextPart | pt.ImagePart]
@@ -168,37 +127,60 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     ended: TurnEnded | None = None
     interrupted = False
     try:
-        async with anyio.create_task_group() as tg:
-            if sys.platform != "win32":
+        ended = await _command(session, options.prompt) if not images else None
+        if ended is None:
+            async with anyio.create_task_group() as tg:
+                if sys.platform != "win32":
 
-                async def on_sigint() -> None:
-                    nonlocal interrupted
-                    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                        async for _ in signals:
-                            interrupted = True
-                            agent.abort()
+                    async def on_sigint() -> None:
+                        nonlocal interrupted
+                        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                            async for _ in signals:
+                                interrupted = True
+                                session.abort()
 
-                tg.start_soon(on_sigint)
-            async for event in agent.run_turn(turn_input):
-                if isinstance(event, TurnEnded):
-                    ended = event
-                else:
-                    renderer.event(event)
-            tg.cancel_scope.cancel()
+                    tg.start_soon(on_sigint)
+                async for event in session.prompt(turn_input):
+                    if isinstance(event, TurnEnded):
+                        ended = event
+                    else:
+                        renderer.event(event)
+                tg.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
-            await agent.close()
-        setup.session.close()
+            await session.close()
     assert ended is not None
     renderer.finish(
         ended,
-        session_id=setup.session.id,
+        session_id=session.id,
         duration_ms=(time.perf_counter() - started) * 1000.0,
         num_turns=ended.model_calls,
     )
     if interrupted:
         return EXIT_INTERRUPTED
     return exit_status(ended)
+
+
+async def _command(session: AgentSession, prompt: str) -> TurnEnded | None:
+    """``-p "/cost"``: a command offered outside a terminal, answered without a model
+    call as a turn whose text is the reply (a refusal is a failed turn)."""
+    from earshot.core import commands
+
+    reply = await commands.run(session, prompt, everywhere=True)
+    if reply is None:
+        return None
+    cost = session.cost()
+    return TurnEnded(
+        reason="error" if reply.error else "end_turn",
+        text="" if reply.error else reply.text,
+        model_calls=0,
+        usage=pt.Usage(),
+        cost_usd=0.0,
+        total_usage=cost.usage,
+        total_cost_usd=cost.total_usd,
+        error_kind="invalid_request" if reply.error else None,
+        error=reply.text if reply.error else None,
+    )
 
 
 __all__ = [

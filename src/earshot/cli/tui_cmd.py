@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from earshot.cli._errors import UsageError
-from earshot.cli._flags import parse_flags
+from earshot.cli._flags import parse_flags, session_options, text_flag, words_flag
 
 _HEADLESS_ONLY = ("output_format", "max_turns", "verbose")
 
@@ -52,35 +52,15 @@ def main(args: list[str]) -> int:
         if dest in values:
             raise UsageError(f"--{dest.replace('_', '-')} applies to headless runs: add -p PROMPT")
 
-    def text(key: str) -> str | None:
-        value = values.get(key)
-        return value if isinstance(value, str) else None
-
-    def words(key: str) -> tuple[str, ...]:
-        value = values.get(key)
-        return tuple(value) if isinstance(value, list) else ()
-
-    cwd = Path(text("cwd") or Path.cwd()).resolve()
+    cwd = Path(text_flag(values, "cwd") or Path.cwd()).resolve()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd}: no such directory")
-    budget = values.get("max_budget_usd")
-    from earshot.tui._session import TuiOptions
-    from earshot.tui.main import run
+    from earshot.tui.main import TuiOptions, run
 
     return run(
         TuiOptions(
-            cwd=cwd,
-            model=text("model"),
-            permission_mode=text("permission_mode"),
-            allow=words("allow"),
-            ask=words("ask"),
-            deny=words("deny"),
-            resume=text("resume"),
-            continue_latest=values.get("continue_latest") is True,
-            fork=values.get("fork_session") is True,
+            session=session_options(values, cwd),
             prompt=prompt,
-            images=words("images"),
-            append_system_prompt=text("append_system_prompt") or "",
-            max_budget_usd=float(budget) if isinstance(budget, int | float) else None,
+            images=words_flag(values, "images"),
         )
     )

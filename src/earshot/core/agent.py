@@ -179,6 +179,14 @@ class Agent:
         if self.transcript is not None:
             await self.transcript.append_model_switch(target.ref)
 
+    def restore(self, history: Sequence[pt.Message], entry_ids: Sequence[str | None]) -> None:
+        """Continue from another branch of the transcript (a rewind): its history, and the
+        transcript entry of each message."""
+        if self.running:
+            raise RuntimeError("cannot change the history while a turn runs")
+        self.history = list(history)
+        self._entry_ids = list(entry_ids)
+
     def tool_names(self) -> list[str]:
         return list(self.tools)
 

@@ -11,6 +11,7 @@ import base64
 from collections.abc import Sequence
 from pathlib import Path
 
+from earshot._base.errors import UserError
 from earshot.providers.models import ModelInfo
 from earshot.providers.types import ImagePart, Message, TextPart
 
@@ -31,7 +32,7 @@ _BY_SUFFIX = {
 }
 
 
-class InputError(ValueError):
+class InputError(UserError, ValueError):
     """Turn input earshot cannot send; the message names the input and the fix."""
 
 

@@ -3,7 +3,7 @@
 ::
 
     Gate         the permission gate (core.permissions.PermissionGate)
-    Snapshotter  takes an undo snapshot before a mutating batch (core.factory.UndoRecorder)
+    Snapshotter  takes an undo snapshot before a mutating batch (core.agent_session.UndoRecorder)
     Transcript   records what happened (core.session.Session)
 
 Tests and other front-ends may pass their own implementations; conformance is structural.

@@ -21,13 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from earshot._base.errors import UserError
 from earshot.providers.auth import config_dir
 from earshot.providers.jsonfile import JSONFileError, load_json_object
 from earshot.providers.registry import ProviderSettings
 from earshot.providers.types import JSONObject, JSONValue
 
 
-class SettingsError(Exception):
+class SettingsError(UserError):
     """A settings file earshot cannot use; ``str()`` names the file and what is wrong."""
 
 

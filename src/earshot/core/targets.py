@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from earshot._base.errors import UserError
 from earshot.core.settings import Settings
 from earshot.providers.auth import AuthStore
 from earshot.providers.catalog import ModelCatalog, parse_ref
@@ -76,7 +77,7 @@ DEFAULT_MODELS: dict[str, str] = {
 }
 
 
-class NoModelError(Exception):
+class NoModelError(UserError):
     """No model was named and no provider has a key to pick a default from."""
 
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from earshot._base.errors import UserError
 from earshot.providers._catalog_file import (
     FORMAT_VERSION,
     CatalogFile,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 MODELS_DEV_URL = "https://models.dev/api.json"
 
 
-class CatalogError(Exception):
+class CatalogError(UserError):
     """A catalog problem the user can fix; the message names what and where."""
 
 

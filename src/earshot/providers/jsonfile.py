@@ -17,13 +17,14 @@ from typing import Any
 
 import msgspec
 
+from earshot._base.errors import UserError
 from earshot.providers.types import JSONObject
 
 _BYTE = re.compile(r"\(byte (\d+)\)")
 _decoder = msgspec.json.Decoder(dict[str, Any])
 
 
-class JSONFileError(Exception):
+class JSONFileError(UserError):
     """A file that exists but cannot be used. ``str()`` is a complete message for a person."""
 
     def __init__(self, path: Path, message: str, line: int | None = None, col: int | None = None):

@@ -9,10 +9,10 @@
                     (_layout.build_application; repainted at most 30 times a second)
 
 Start-up order (``main``): the input box is drawn first, while the agent's modules load on
-a worker thread; ``ready(setup)`` then prints the banner and handles what was typed
+a worker thread; ``ready(session)`` then prints the banner and handles what was typed
 meanwhile. The agent's turn runs as a task on the same event loop as the UI: typing goes on while it
-works, and Enter then queues the message (``Agent.queue_user_message``; the agent injects
-it between model calls). Esc aborts the turn; Ctrl-C twice or Ctrl-D on an empty line
+works, and Enter then queues the message (``AgentSession.steer``; the agent injects it
+between model calls). Esc aborts the turn; Ctrl-C twice or Ctrl-D on an empty line
 exits. No terminal query is ever sent (no DA1, no DCS, and no cursor position request).
 """
 
@@ -36,14 +36,14 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from earshot import __version__
 from earshot.tui._history import project_history
-from earshot.tui._session import TuiOptions, close_setup, open_setup
 
 if TYPE_CHECKING:
     # Imported where used: the input box is on screen before any of these is loaded.
+    from earshot.core.agent_session import AgentSession
     from earshot.core.approvals import Approval, ApprovalRequest
     from earshot.core.events import AgentEvent
-    from earshot.core.factory import SessionSetup
     from earshot.core.input import TurnInput
+    from earshot.core.options import SessionOptions
     from earshot.core.permissions import Mode
     from earshot.core.tools.base import Question
     from earshot.providers import types as pt
@@ -92,22 +92,21 @@ def history_file(cwd: Path) -> Path:
 class Tui:
     def __init__(
         self,
-        options: TuiOptions,
+        options: SessionOptions,
         *,
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
-        """The UI, on screen before the session opens; ``ready(setup)`` gives it one."""
+        """The UI, on screen before the session opens; ``ready(session)`` gives it one."""
         from earshot.tui._attach import InputCompleter
         from earshot.tui._layout import build_application
 
         self.options = options
-        self._setup: SessionSetup | None = None
+        self._session: AgentSession | None = None
         self.output = output or _quiet_output()
         self.input = input or create_input()
         self.painter: Painter | None = None
         self.feed: Feed | None = None
-        self.base_cost = 0.0
         self.queued: list[str] = []
         self.held: list[str] = []
         self.turn: asyncio.Task[None] | None = None
@@ -132,21 +131,20 @@ class Tui:
         self.app: Application[int] = build_application(self)
 
     @property
-    def setup(self) -> SessionSetup:
-        if self._setup is None:
+    def session(self) -> AgentSession:
+        if self._session is None:
             raise RuntimeError("the session is not open yet")
-        return self._setup
+        return self._session
 
     @property
     def is_ready(self) -> bool:
-        return self._setup is not None
+        return self._session is not None
 
-    def ready(self, setup: SessionSetup) -> None:
+    def ready(self, session: AgentSession) -> None:
         """The session is open: print the banner, then send what was typed meanwhile."""
         from earshot.tui.render import Feed, notice_block
 
-        self._setup = setup
-        self.base_cost = setup.session.cost_usd()
+        self._session = session
         self.feed = Feed(self._painter())
         try:
             path: Path | None = history_file(self.options.cwd)
@@ -154,10 +152,10 @@ class Tui:
             path = None
         self._history.open(path)
         self.print_above(self.banner())
-        for warning in setup.warnings:
+        for warning in session.warnings:
             self.print_above(notice_block(self._painter(), "warning", warning))
-        if setup.resumed:
-            self.replay(setup.agent.history)
+        if session.resumed:
+            self.replay(session.history)
         held, self.held = self.held, []
         self.queued.clear()
         for raw in held:
@@ -325,7 +323,7 @@ class Tui:
             return
         if self.agent_running:
             try:
-                self.setup.agent.queue_user_message(turn_input or text)
+                self.session.steer(turn_input or text)
             except InputError as exc:
                 self.error(str(exc))
                 return
@@ -339,12 +337,12 @@ class Tui:
         from earshot.core.events import UserMessageInjected
         from earshot.core.input import InputError
 
-        agent = self.setup.agent
+        session = self.session
         feed = self.live_feed()
         self.started = time.monotonic()
         ticker = asyncio.get_running_loop().create_task(self._tick())
         try:
-            async for event in agent.run_turn(turn_input):
+            async for event in session.prompt(turn_input):
                 self._painter()
                 blocks = feed.event(event)
                 if isinstance(event, UserMessageInjected) and self.queued:
@@ -390,47 +388,33 @@ class Tui:
             self.app.invalidate()
 
     def interrupt(self) -> None:
-        if self.agent_running and self._setup is not None:
-            self._setup.agent.abort()
+        if self.agent_running and self._session is not None:
+            self._session.abort()
 
     # --- status --------------------------------------------------------------------------------
 
     def status(self) -> str:
-        if self._setup is None or self.feed is None:
+        session = self._session
+        if session is None or self.feed is None:
             return f"starting… · {self.options.model or 'earshot'}"
         from earshot.tui.render import status_text
 
-        agent = self._setup.agent
-        info = agent.target.info
-        total = agent.total_cost_usd
         return status_text(
-            model=agent.target.ref,
-            mode=self.mode(),
+            model=session.model,
+            mode=session.mode,
             context_tokens=self.feed.context_tokens,
-            context_window=info.context if info is not None else 0,
-            cost_usd=None if total is None else self.base_cost + total,
-            session_id=self.setup.session.id,
+            context_window=session.window,
+            cost_usd=session.cost().total_usd,
+            session_id=session.id,
         )
-
-    def mode(self) -> Mode:
-        from earshot.core.permissions import PermissionGate
-
-        gate = self.setup.agent.gate
-        return gate.mode if isinstance(gate, PermissionGate) else self.setup.mode
-
-    def set_mode(self, mode: Mode) -> None:
-        from earshot.core.permissions import PermissionGate
-
-        gate = self.setup.agent.gate
-        if isinstance(gate, PermissionGate):
-            gate.mode = mode
-        self.app.invalidate()
 
     def cycle_mode(self) -> None:
         from earshot.core.permissions import MODES
 
         if self.is_ready:
-            self.set_mode(MODES[(MODES.index(self.mode()) + 1) % len(MODES)])
+            mode: Mode = self.session.mode
+            self.session.set_mode(MODES[(MODES.index(mode) + 1) % len(MODES)])
+            self.app.invalidate()
 
     def ctrl_c(self) -> None:
         now = time.monotonic()
@@ -451,48 +435,25 @@ class Tui:
 
     # --- replacing the session (/clear, /resume, /fork) ---------------------------------------
 
-    async def replace_session(self, options: TuiOptions) -> bool:
-        if self.agent_running:
-            self.error("wait for the turn to finish (or press Esc) first")
-            return False
-        old = self.setup
-        mode = self.mode()
-        model = old.agent.target.ref
-        await close_setup(old)
-        try:
-            self._setup = open_setup(
-                options,
-                approve=self.approve,
-                ask=self.ask,
-                model=model if options.resume is None else None,
-                mode=mode,
-            )
-        except Exception as exc:
-            self.error(str(exc))
-            self._setup = open_setup(
-                TuiOptions(cwd=options.cwd, model=model),
-                approve=self.approve,
-                ask=self.ask,
-                mode=mode,
-            )
-            return False
+    def adopt(self, session: AgentSession) -> None:
+        """Continue in ``session`` (``/clear``, ``/resume``, ``/fork``); the old one is
+        closed already."""
         from earshot.tui.render import Feed
 
-        self.options = options
-        self.base_cost = self.setup.session.cost_usd()
+        self._session = session
+        self.options = session.options
         self.feed = Feed(self._painter())
         self.queued.clear()
-        return True
 
     # --- run ------------------------------------------------------------------------------------
 
     def banner(self) -> str:
         from earshot.tui.render import info_block
 
-        setup = self.setup
+        session = self.session
         lines = [
-            f"earshot {__version__} · {setup.agent.target.ref} · {self.options.cwd}",
-            f"session {setup.session.id}{' (resumed)' if setup.resumed else ''} · "
+            f"earshot {__version__} · {session.model} · {self.options.cwd}",
+            f"session {session.id}{' (resumed)' if session.resumed else ''} · "
             "/help for commands · Esc interrupts · Ctrl-D exits",
         ]
         return info_block(self._painter(), "\n".join(lines))
@@ -507,18 +468,18 @@ class Tui:
         try:
             result = await self.app.run_async(pre_run=pre_run)
         finally:
-            if self._setup is not None:
+            if self._session is not None:
                 if self.turn is not None and not self.turn.done():
-                    self._setup.agent.abort()
+                    self._session.abort()
                     await asyncio.wait({self.turn}, timeout=5.0)
-                await close_setup(self._setup)
+                await self._session.close()
         return result
 
 
 def _command_list() -> dict[str, str]:
-    from earshot.tui.commands import COMMANDS
+    from earshot.tui.commands import command_list
 
-    return {name: about for name, (about, _) in COMMANDS.items()}
+    return command_list()
 
 
 def _quiet_output() -> Output:

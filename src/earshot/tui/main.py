@@ -12,26 +12,36 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from earshot.tui._session import TuiOptions, open_setup
+from earshot.core.options import SessionOptions
 from earshot.tui.app import Tui
 
 if TYPE_CHECKING:
+    from earshot.core.agent_session import AgentSession
     from earshot.core.approvals import Approval, ApprovalRequest
-    from earshot.core.factory import SessionSetup
     from earshot.core.tools.base import Question
 
 ONBOARD = 3
 WARM = (
-    "earshot.core.factory",
+    "earshot.core.agent_session",
+    "earshot.core.commands",
     "earshot.core.targets",
     "earshot.tui.render",
     "earshot.tui.commands",
     "rich.markdown",
     "rich.syntax",
 )
+
+
+@dataclass(frozen=True, kw_only=True)
+class TuiOptions:
+    """The session's options, and what to do first: a prompt to send, images to attach."""
+
+    session: SessionOptions
+    prompt: str | None = None
+    images: tuple[str, ...] = ()
 
 
 class Bridge:
@@ -57,21 +67,21 @@ def _warm() -> None:
 
 
 async def _main(options: TuiOptions) -> int:
-    tui = Tui(options)
+    tui = Tui(options.session)
     failure: list[BaseException] = []
 
     async def start() -> None:
         await asyncio.to_thread(_warm)
         try:
-            setup = _open(options, Bridge(tui))
+            session = _open(options.session, Bridge(tui))
         except Exception as exc:
             failure.append(exc)
             tui.app.exit(result=2)
             return
-        if setup is None:
+        if session is None:
             tui.app.exit(result=ONBOARD)
             return
-        tui.ready(setup)
+        tui.ready(session)
         images = _image_placeholders(tui, options)
         if options.prompt:
             tui.handle(" ".join([options.prompt, *images]))
@@ -85,10 +95,10 @@ async def _main(options: TuiOptions) -> int:
         return result
     from earshot.tui.onboarding import onboard
 
-    model = await onboard(options)
+    model = await onboard(options.session)
     if model is None:
         return 2
-    return await _main(replace(options, model=model))
+    return await _main(replace(options, session=replace(options.session, model=model)))
 
 
 def _image_placeholders(tui: Tui, options: TuiOptions) -> list[str]:
@@ -101,13 +111,14 @@ def _image_placeholders(tui: Tui, options: TuiOptions) -> list[str]:
     return keys
 
 
-def _open(options: TuiOptions, bridge: Bridge) -> SessionSetup | None:
+def _open(options: SessionOptions, bridge: Bridge) -> AgentSession | None:
     """The session, or None when there is no model or key to start with (onboarding)."""
+    from earshot.core.agent_session import AgentSession
     from earshot.core.targets import NoModelError
     from earshot.providers.errors import ProviderError
 
     try:
-        return open_setup(options, approve=bridge.approve, ask=bridge.ask)
+        return AgentSession.open(options, approve=bridge.approve, ask=bridge.ask)
     except NoModelError:
         return None
     except ProviderError as exc:
@@ -116,4 +127,4 @@ def _open(options: TuiOptions, bridge: Bridge) -> SessionSetup | None:
         raise
 
 
-__all__ = ["Bridge", "run"]
+__all__ = ["Bridge", "TuiOptions", "run"]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 import sys
 
+from earshot.core.options import SessionOptions
 from earshot.core.settings import load_settings
 from earshot.core.targets import DEFAULT_MODELS, load_catalog
 from earshot.providers.auth import AuthStore
 from earshot.providers.registry import PROVIDERS, key_from_env
-from earshot.tui._session import TuiOptions
 
 
 def providers_found() -> list[str]:
@@ -45,7 +45,7 @@ def welcome_text(found: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def onboard(options: TuiOptions) -> str | None:
+async def onboard(options: SessionOptions) -> str | None:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.completion import FuzzyWordCompleter
 

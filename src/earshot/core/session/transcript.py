@@ -26,12 +26,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from earshot._base.errors import UserError
 from earshot.core.session.codec import FORMAT_VERSION, Parsed, Problem, encode_line, parse
 from earshot.core.session.entries import Entry, FormatMark, Header, Line, UnknownEntry
 from earshot.core.session.tree import Tree
 
 
-class SessionError(Exception):
+class SessionError(UserError):
     """A session earshot cannot open or find; ``str()`` says what to do."""
 
 

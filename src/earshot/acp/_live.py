@@ -1,0 +1,164 @@
+"""One open ACP session: an ``AgentSession`` and the editor it reports to.
+
+::
+
+    prompt(parts)      AgentSession.prompt; each event's updates sent as it comes (the
+                       prompt's response leaves only after the last of them)
+    command(typed)     a slash command of the session's table (the ``everywhere`` ones);
+                       its reply as agent text, plus current_mode_update or
+                       config_option_update when it changed the mode or the model
+    set_mode(id)       session/set_mode and /mode: the gate's mode + current_mode_update
+    switch_model(ref)  set_config_option "model" and /model: + config_option_update
+    close()            abort, wait for the running prompt (bounded), close the session
+
+``InputError`` (an empty prompt, images for a model without vision) arrives before
+anything is appended or sent and is an invalid-params error; a model call that failed
+after retries is an internal error whose message is the provider's, with the transcript
+left valid for the next prompt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NoReturn
+
+import anyio
+from acp import RequestError
+from acp.interfaces import Client
+from acp.schema import ConfigOptionUpdate, CurrentModeUpdate, SessionConfigOptionSelect
+
+from earshot.acp._interact import Prompter
+from earshot.acp._options import model_option
+from earshot.acp._updates import STOP_REASONS, AcpStopReason, Turn, Update, said
+from earshot.core import commands
+from earshot.core.agent_session import AgentSession, CommandError
+from earshot.core.events import PermissionDecided, ToolFinished, TurnEnded
+from earshot.core.input import InputError
+from earshot.providers.types import ImagePart, TextPart
+
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SHUTDOWN_GRACE_S = 10.0
+
+
+def fail(code: int, message: str) -> NoReturn:
+    raise RequestError(code, message, None)
+
+
+@dataclass
+class Live:
+    """One open session, and whether a prompt is running in it."""
+
+    session: AgentSession
+    prompter: Prompter
+    client: Client | None
+    idle: anyio.Event = field(default_factory=anyio.Event)
+    running: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.session.id
+
+    @property
+    def cwd(self) -> Path:
+        return self.session.cwd
+
+    async def send(self, update: Update) -> None:
+        """One ``session/update``; a client that has gone is not an error for the turn."""
+        if self.client is None:
+            return
+        with contextlib.suppress(ConnectionError):
+            await self.client.session_update(session_id=self.id, update=update)
+
+    def model_option(self) -> SessionConfigOptionSelect:
+        return model_option(self.session.model, self.session.model_choices())
+
+    # --- turns -----------------------------------------------------------------------------
+
+    async def prompt(self, parts: Sequence[TextPart | ImagePart]) -> AcpStopReason:
+        session = self.session
+        turn = Turn(self.cwd, session.window, lambda: session.cost().total_usd)
+        prompter = self.prompter
+        prompter.turn = turn
+        ended: TurnEnded | None = None
+        try:
+            async for event in session.prompt(list(parts)):
+                if isinstance(event, PermissionDecided):
+                    if event.tool == "ask_user" and event.outcome == "allow":
+                        prompter.asking.append(event.call_id)
+                elif isinstance(event, ToolFinished) and event.result.call_id in prompter.asking:
+                    prompter.asking.remove(event.result.call_id)
+                elif isinstance(event, TurnEnded):
+                    ended = event
+                for update in turn.on(event):
+                    await self.send(update)
+        except InputError as exc:
+            raise RequestError(INVALID_PARAMS, str(exc), None) from exc
+        finally:
+            prompter.turn = None
+            prompter.asking.clear()
+        if ended is None:  # pragma: no cover - prompt always ends with TurnEnded
+            raise RequestError(INTERNAL_ERROR, "the turn ended without a result", None)
+        reason = STOP_REASONS[ended.reason]
+        if reason is None:
+            raise RequestError(
+                INTERNAL_ERROR,
+                f"the model call failed: {ended.error or 'unknown error'}",
+                {"errorKind": ended.error_kind},
+            )
+        return reason
+
+    async def command(self, typed: str) -> bool:
+        """Answer ``typed`` when it is a command offered to editors; False sends it to the
+        model as it is."""
+        mode, model = self.session.mode, self.session.model
+        reply = await commands.run(self.session, typed, everywhere=True)
+        if reply is None:
+            return False
+        if self.session.mode != mode:
+            await self._mode_changed()
+        if self.session.model != model:
+            await self._model_changed()
+        await self.send(said(reply.text))
+        return True
+
+    # --- settings ----------------------------------------------------------------------------
+
+    async def set_mode(self, mode_id: str) -> None:
+        try:
+            self.session.set_mode(mode_id)
+        except CommandError as exc:
+            fail(INVALID_PARAMS, str(exc))
+        await self._mode_changed()
+
+    async def switch_model(self, ref: str) -> None:
+        try:
+            await self.session.switch_model(ref)
+        except CommandError as exc:
+            fail(INVALID_PARAMS, str(exc))
+        await self._model_changed()
+
+    async def _mode_changed(self) -> None:
+        mode = self.session.mode
+        await self.send(
+            CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode)
+        )
+
+    async def _model_changed(self) -> None:
+        update = ConfigOptionUpdate(
+            session_update="config_option_update", config_options=[self.model_option()]
+        )
+        await self.send(update)
+
+    async def close(self) -> None:
+        self.session.abort()
+        with anyio.move_on_after(SHUTDOWN_GRACE_S):
+            await self.idle.wait()
+        with anyio.CancelScope(shield=True):
+            await self.session.close()
+
+
+__all__ = ["INTERNAL_ERROR", "INVALID_PARAMS", "SHUTDOWN_GRACE_S", "Live", "fail"]

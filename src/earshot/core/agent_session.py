@@ -1,0 +1,499 @@
+"""``AgentSession``: the one object every front-end (headless, TUI, ACP) holds.
+
+It owns the agent loop, the transcript, the permission gate, undo, the model catalog and
+the cost, and it is all a front-end talks to::
+
+    AgentSession.open(SessionOptions, approve=, ask=, extra_tools=)   new, --continue,
+                                    --resume ID, optionally forked; UserError if it cannot
+    prompt(input) -> events         one turn (TurnEnded last); steer(input) mid-turn
+    abort()                         the stream, running tools, a pending approval
+    mode / set_mode(name)           the gate's permission mode
+    model / switch_model(ref)       through the catalog; recorded in the transcript
+    compact(focus) -> events        between turns
+    undo() / redo()                 the files of the last tool batch
+    rewind(entry) / reopen(...)     move within this transcript / to another one
+    cost()                          the session's USD (earlier runs too) and this run's tokens
+    close()                         background shells killed, the transcript lock released
+
+It opens the session the way ``docs/sessions.md`` describes: the model from the flag, the
+transcript, ``EARSHOT_MODEL``, settings, else a default for a provider with a key; the
+permission rules of the three scopes plus the flags; the built-in tools plus
+``extra_tools``; the system prompt. Nothing is written before everything that can fail has
+passed. Resume rebuilds the history the model saw and the todo list; it never restores
+permission grants. The slash commands over this object are ``core.commands.COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from earshot._base.errors import UserError
+from earshot.core import verify
+from earshot.core.agent import Agent
+from earshot.core.approvals import ApproveFn
+from earshot.core.events import AgentEvent, AssistantMessage
+from earshot.core.input import TurnInput
+from earshot.core.memory import load_memory, memory_prompt
+from earshot.core.options import SessionOptions
+from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
+from earshot.core.prompt import git_summary, system_prompt
+from earshot.core.session import Session, SessionInfo, SessionStore
+from earshot.core.session.entries import MessageEntry
+from earshot.core.settings import Settings, SettingsError, load_settings
+from earshot.core.targets import (
+    DEFAULT_MODELS,
+    NoModelError,
+    default_model_ref,
+    load_catalog,
+    target_for,
+)
+from earshot.core.tools.base import AnyTool, AskFn
+from earshot.core.tools.registry import BUILTIN
+from earshot.core.tools.state import Todo, ToolState
+from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo, UndoResult
+from earshot.providers import types as pt
+from earshot.providers.auth import AuthStore, config_dir
+from earshot.providers.catalog import CatalogError, ModelCatalog, parse_ref
+from earshot.providers.errors import ProviderError
+from earshot.providers.registry import PROVIDERS, key_from_env
+
+MAX_CATALOG_MODELS = 40
+
+
+class SessionSetupError(UserError):
+    """The session cannot start as asked; the message names what to fix."""
+
+
+class CommandError(UserError):
+    """A session operation refused (an unknown mode or model, a turn still running)."""
+
+
+@dataclass(frozen=True)
+class SessionCost:
+    """``total_usd``: the whole session (earlier runs from the transcript plus this run),
+    None when a model used in this run has no prices; ``usage``: this run's tokens."""
+
+    total_usd: float | None
+    run_usd: float | None
+    earlier_usd: float
+    usage: pt.Usage
+
+
+class UndoRecorder:
+    """Takes a snapshot before a mutating batch and records its ref in the transcript, so
+    the session that took it is the one that can restore it."""
+
+    def __init__(self, undo: Undo, session: Session) -> None:
+        self.undo = undo
+        self.session = session
+
+    async def snapshot(self, label: str = "") -> str | None:
+        ref = await self.undo.snapshot(label)
+        if ref is not None:
+            await self.session.append_snapshot_ref(ref)
+        return ref
+
+
+def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
+    """The transcript entry of each message of a resumed history (None for preamble and
+    "interrupted" stand-ins), matched by identity: ``history()`` returns the stored
+    message objects themselves."""
+    ids = {
+        id(entry.message): entry.id
+        for entry in session.tree.path(session.leaf)
+        if isinstance(entry, MessageEntry)
+    }
+    return [ids.get(id(message)) for message in history]
+
+
+def _message(exc: Exception) -> str:
+    return exc.message if isinstance(exc, ProviderError) else str(exc)
+
+
+def list_sessions(cwd: Path | None) -> list[SessionInfo]:
+    """The sessions of ``cwd`` (or of every directory, for None), newest first."""
+    if cwd is not None:
+        return SessionStore(cwd).list()
+    return SessionStore(Path.cwd()).list_all()
+
+
+def session_exists(cwd: Path, session_id: str) -> bool:
+    """Whether ``session_id`` (a whole id) is a session of ``cwd``."""
+    return session_id in SessionStore(cwd).ids()
+
+
+class AgentSession:
+    """One open session. Build it with ``AgentSession.open``."""
+
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        transcript: Session,
+        gate: PermissionGate,
+        undo: Undo | None,
+        settings: Settings,
+        options: SessionOptions,
+        approve: ApproveFn | None,
+        ask: AskFn | None,
+        extra_tools: Sequence[AnyTool],
+        resumed: bool,
+        warnings: list[str],
+        memory_files: list[str],
+    ) -> None:
+        self.agent = agent
+        self.transcript = transcript
+        self.gate = gate
+        self.undo_store = undo
+        self.settings = settings
+        self.options = options
+        self.resumed = resumed
+        self.warnings = warnings
+        self.memory_files = memory_files
+        self.context_tokens = 0
+        """Tokens in the context after the last model call (prompt + reply), as reported."""
+        self._approve = approve
+        self._ask = ask
+        self._extra_tools = tuple(extra_tools)
+        self._earlier_usd = transcript.cost_usd()
+        self._catalog: ModelCatalog | None = None
+        self._compacting = False
+
+    # --- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        options: SessionOptions,
+        *,
+        approve: ApproveFn | None = None,
+        ask: AskFn | None = None,
+        extra_tools: Sequence[AnyTool] = (),
+        settings: Settings | None = None,
+    ) -> AgentSession:
+        """A ready session over a new or resumed transcript. Raises a ``UserError``
+        (settings, catalog, unknown model, session) or ``ProviderError`` (a missing key);
+        nothing is written before all of them have passed."""
+        cwd = options.cwd.resolve()
+        settings = settings if settings is not None else load_settings(cwd)
+        rules = load_rules(settings, allow=options.allow, ask=options.ask, deny=options.deny)
+        try:
+            mode = (
+                parse_mode(options.permission_mode)
+                if options.permission_mode
+                else rules.default_mode
+            )
+        except ValueError as exc:
+            raise SessionSetupError(str(exc)) from exc
+        store = SessionStore(cwd)
+        source: str | None = options.resume
+        if source is None and options.continue_latest:
+            source = store.latest_id()
+            if source is None:
+                raise SessionSetupError(f"no earlier session in {cwd} to continue")
+        earlier = store.load(source) if source is not None else None
+        ref = options.model or ((earlier.tree.model() or earlier.header.model) if earlier else None)
+        ref = ref or default_model_ref(settings)
+        catalog = load_catalog(settings)
+        target = target_for(ref, settings=settings, catalog=catalog)
+        # Everything that can fail has passed: only now is anything opened or written. A
+        # fork reads the earlier session without its lock, so another process may still be
+        # writing.
+        if earlier is not None and options.fork:
+            transcript = store.fork(earlier)
+        elif source is not None:
+            transcript = store.open(source)
+        else:
+            transcript = store.create(model=ref)
+        resumed = source is not None
+        history: list[pt.Message] = transcript.history() if resumed else []
+        state = ToolState()
+        if resumed:
+            state.todos = list(transcript.todos())
+        tools = [*BUILTIN, *extra_tools]
+        memory = load_memory(cwd, config_dir=config_dir())
+        system = system_prompt(
+            cwd=cwd,
+            tools=[tool.name for tool in tools],
+            git=git_summary(cwd),
+            memory=memory_prompt(memory),
+            append=options.append_system_prompt,
+        )
+        cap = settings.undo_max_file_bytes
+        undo = Undo(
+            cwd, transcript.id, max_file_bytes=DEFAULT_MAX_FILE_BYTES if cap is None else cap
+        )
+        gate = PermissionGate(rules, mode, cwd)
+        budget = options.max_budget_usd
+        agent = Agent(
+            target=target,
+            tools=tools,
+            cwd=cwd,
+            gate=gate,
+            system=system,
+            transcript=transcript,
+            undo=UndoRecorder(undo, transcript) if undo.available else None,
+            approve=approve,
+            ask=ask,
+            max_turns=options.max_turns,
+            max_budget_usd=budget if budget is not None else settings.max_budget_usd,
+            history=history,
+            entry_ids=_entry_ids(transcript, history) if resumed else [],
+            state=state,
+            verify=settings.verify,
+            verify_rounds=settings.verify_rounds,
+            verify_suggestion=None if settings.verify else verify.suggest(cwd),
+        )
+        session = cls(
+            agent=agent,
+            transcript=transcript,
+            gate=gate,
+            undo=undo if undo.available else None,
+            settings=settings,
+            options=replace(options, cwd=cwd),
+            approve=approve,
+            ask=ask,
+            extra_tools=extra_tools,
+            resumed=resumed,
+            warnings=list(transcript.warnings()) if resumed else [],
+            memory_files=[str(f.path) for f in memory],
+        )
+        session._catalog = catalog
+        return session
+
+    # --- what it is --------------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self.transcript.id
+
+    @property
+    def cwd(self) -> Path:
+        return self.options.cwd
+
+    @property
+    def model(self) -> str:
+        """The model the next call uses (``provider/model``)."""
+        return self.agent.target.ref
+
+    @property
+    def window(self) -> int:
+        """The model's context window in tokens (0 when the catalog does not know it)."""
+        info = self.agent.target.info
+        return info.context if info is not None and info.context > 0 else 0
+
+    @property
+    def mode(self) -> Mode:
+        return self.gate.mode
+
+    @property
+    def tool_names(self) -> list[str]:
+        return self.agent.tool_names()
+
+    @property
+    def history(self) -> list[pt.Message]:
+        return self.agent.history
+
+    @property
+    def todos(self) -> list[Todo]:
+        return self.agent.state.todos
+
+    @property
+    def running(self) -> bool:
+        """A turn or a compaction is in progress."""
+        return self.agent.running or self._compacting
+
+    @property
+    def catalog(self) -> ModelCatalog:
+        if self._catalog is None:
+            self._catalog = load_catalog(self.settings)
+        return self._catalog
+
+    def sessions(self) -> list[SessionInfo]:
+        """This directory's sessions, newest first."""
+        return list_sessions(self.cwd)
+
+    # --- turns -------------------------------------------------------------------------------
+
+    async def prompt(self, turn_input: TurnInput) -> AsyncIterator[AgentEvent]:
+        """Run one turn. ``InputError`` (raised before any event) means nothing was
+        appended or sent. ``TurnEnded`` is always the last event."""
+        async for event in self.agent.run_turn(turn_input):
+            if isinstance(event, AssistantMessage):
+                self.context_tokens = event.usage.prompt_total + event.usage.output
+            yield event
+
+    def steer(self, turn_input: TurnInput) -> None:
+        """Queue a message typed mid-turn; it is sent between two model calls."""
+        self.agent.queue_user_message(turn_input)
+
+    @property
+    def queued(self) -> int:
+        return self.agent.queued
+
+    def take_queued(self) -> list[pt.Message]:
+        """Withdraw the queued messages unsent."""
+        return self.agent.take_queued()
+
+    def abort(self) -> None:
+        """Stop the current turn: the model stream, running tools, pending approvals."""
+        self.agent.abort()
+
+    def compact(self, focus: str = "") -> AsyncIterator[AgentEvent]:
+        """Summarise the older turns now (between turns only: ``CommandError`` at once
+        while a turn runs)."""
+        self._idle("/compact")
+        return self._compact(focus)
+
+    async def _compact(self, focus: str) -> AsyncIterator[AgentEvent]:
+        self._compacting = True
+        try:
+            async for event in self.agent.compact(focus):
+                yield event
+        finally:
+            self._compacting = False
+
+    def _idle(self, what: str) -> None:
+        if self.running:
+            raise CommandError(f"wait for the turn to finish (or interrupt it) before {what}")
+
+    # --- settings of the session ---------------------------------------------------------------
+
+    def set_mode(self, name: str) -> Mode:
+        """Switch the permission mode; ``CommandError`` names the modes for an unknown one."""
+        try:
+            mode = parse_mode(name.strip())
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        self.gate.mode = mode
+        return mode
+
+    async def switch_model(self, ref: str) -> str:
+        """Use ``ref`` from the next model call on; returns the resolved ref."""
+        try:
+            target = target_for(ref.strip(), settings=self.settings, catalog=self.catalog)
+        except (CatalogError, ProviderError, SettingsError, NoModelError) as exc:
+            raise CommandError(_message(exc)) from exc
+        await self.agent.switch_model(target)
+        return target.ref
+
+    def model_choices(self) -> list[str]:
+        """Models to offer: the current one, the settings' one, the default model of each
+        provider with a key, then the current provider's catalog models."""
+        refs = [self.model]
+        if self.settings.model:
+            refs.append(self.settings.model)
+        stored = set(AuthStore().providers())
+        for spec in PROVIDERS:
+            if spec.id in DEFAULT_MODELS and (key_from_env(spec, os.environ) or spec.id in stored):
+                refs.append(f"{spec.id}/{DEFAULT_MODELS[spec.id]}")
+        provider, _ = parse_ref(self.model)
+        models = sorted(self.catalog.models(provider), key=lambda info: info.id)
+        refs += [f"{provider}/{info.id}" for info in models[:MAX_CATALOG_MODELS]]
+        return list(dict.fromkeys(refs))
+
+    def cost(self) -> SessionCost:
+        run = self.agent.total_cost_usd
+        return SessionCost(
+            total_usd=None if run is None else self._earlier_usd + run,
+            run_usd=run,
+            earlier_usd=self._earlier_usd,
+            usage=self.agent.total_usage,
+        )
+
+    # --- files and branches ----------------------------------------------------------------------
+
+    async def undo(self) -> UndoResult:
+        """Restore the files from before the last tool batch (``CommandError`` when undo is
+        off or a turn runs)."""
+        return await self._undo_step("undo")
+
+    async def redo(self) -> UndoResult:
+        return await self._undo_step("redo")
+
+    async def _undo_step(self, kind: str) -> UndoResult:
+        self._idle(f"/{kind}")
+        if self.undo_store is None:
+            raise CommandError("undo is off in this session (git was not found on PATH)")
+        if kind == "redo":
+            return await self.undo_store.redo()
+        return await self.undo_store.undo()
+
+    def user_turns(self) -> list[MessageEntry]:
+        """The user messages of the current branch (with text), oldest first."""
+        return [
+            entry
+            for entry in self.transcript.tree.path()
+            if isinstance(entry, MessageEntry)
+            and entry.message.role == "user"
+            and pt.text_of(entry.message).strip()
+        ]
+
+    async def rewind(self, entry: MessageEntry) -> None:
+        """Continue from before ``entry`` (one of ``user_turns()``): the transcript gets a
+        branch head, the history the model sees and the todo list follow it."""
+        self._idle("/rewind")
+        await self.transcript.rewind_to(entry.parent_id)
+        history = self.transcript.history()
+        self.agent.restore(history, _entry_ids(self.transcript, history))
+        self.agent.state.todos = list(self.transcript.todos())
+
+    async def reopen(
+        self, *, resume: str | None = None, fork: bool = False
+    ) -> tuple[AgentSession, str | None]:
+        """Close this session and open another: a new one (``resume`` None), a stored one,
+        or a fork of one. The mode carries over, and the model too for a new session.
+        When that fails, a new session with the same model is opened instead and the
+        error comes back with it."""
+        self._idle("that")
+        mode, model = self.mode, self.model
+        await self.close()
+        options = replace(
+            self.options,
+            resume=resume,
+            continue_latest=False,
+            fork=fork,
+            model=model if resume is None else None,
+            permission_mode=mode,
+        )
+        try:
+            return self._open_like(options), None
+        except (UserError, ProviderError) as exc:
+            fresh = replace(self.options, resume=None, continue_latest=False, fork=False)
+            fresh = replace(fresh, model=model, permission_mode=mode)
+            return self._open_like(fresh), _message(exc)
+
+    def _open_like(self, options: SessionOptions) -> AgentSession:
+        return AgentSession.open(
+            options,
+            approve=self._approve,
+            ask=self._ask,
+            extra_tools=self._extra_tools,
+        )
+
+    async def fork(self) -> tuple[AgentSession, str | None]:
+        """Continue in a new session branched from this one (this one is closed)."""
+        return await self.reopen(resume=self.id, fork=True)
+
+    # --- the end -------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Kill background shells and release the transcript (idempotent)."""
+        await self.agent.close()
+        self.transcript.close()
+
+
+__all__ = [
+    "MAX_CATALOG_MODELS",
+    "AgentSession",
+    "CommandError",
+    "SessionCost",
+    "SessionOptions",
+    "SessionSetupError",
+    "UndoRecorder",
+    "list_sessions",
+    "session_exists",
+]

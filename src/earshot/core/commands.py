@@ -1,0 +1,310 @@
+"""The slash commands: one table over ``AgentSession``, rendered by every front-end.
+
+::
+
+    COMMANDS: name -> Command(about, hint, everywhere, run)
+    find(text) -> (Command, argument) | None       "/name rest"
+    run(session, text) -> CommandReply | None      None: not a command, send it as typed
+
+The TUI offers every command (with completion and ``/help``); ACP announces the
+``everywhere`` ones in ``available_commands_update``; ``earshot -p "/cost"`` answers those
+too. A reply says what to show (``text``, ``error``) and what the front-end should do
+next: adopt a new ``session`` (the old one is closed), show ``events`` (``/compact``),
+``send`` a prompt (``/init``), put ``edit`` back in the input box (``/rewind``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+from earshot._base.errors import UserError
+from earshot.core.agent_session import AgentSession
+from earshot.core.events import AgentEvent
+from earshot.core.permissions import MODES
+from earshot.providers.errors import ProviderError
+from earshot.providers.types import text_of
+
+INIT_PROMPT = (
+    "Look at this repository (its layout, build and test commands, conventions, and any "
+    "existing README or contributor notes) and write a concise AGENTS.md at its root for "
+    "coding agents and people working on it: how to build, test and lint, the layout, and "
+    "the do's and don'ts you can infer. If AGENTS.md exists, improve it instead."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommandReply:
+    text: str = ""
+    error: bool = False
+    session: AgentSession | None = None
+    """The session to continue in; the one the command ran on is closed."""
+    events: AsyncIterator[AgentEvent] | None = None
+    send: str | None = None
+    edit: str | None = None
+    replay: bool = False
+    """Show the (new) session's history: it was resumed."""
+
+
+Run = Callable[[AgentSession, str], Awaitable[CommandReply]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    about: str
+    run: Run
+    hint: str = ""
+    """What the argument is, for an editor's input hint ("" when it takes none)."""
+    everywhere: bool = False
+    """Also offered where there is no terminal: to editors (ACP) and to ``-p``."""
+
+
+def _say(text: str) -> CommandReply:
+    return CommandReply(text=text)
+
+
+def _error(text: str) -> CommandReply:
+    return CommandReply(text=text, error=True)
+
+
+def _money(value: float) -> str:
+    return f"${value:.4f}"
+
+
+async def cmd_model(session: AgentSession, arg: str) -> CommandReply:
+    if not arg:
+        listed = "\n".join(f"  {ref}" for ref in session.model_choices()[:12])
+        return _say(
+            f"Current model: {session.model}\nswitch with /model provider/model, e.g.\n{listed}"
+        )
+    ref = await session.switch_model(arg)
+    return _say(f"Switched model: {ref} (from the next model call)")
+
+
+async def cmd_mode(session: AgentSession, arg: str) -> CommandReply:
+    if arg:
+        session.set_mode(arg)
+        return _say(f"Permission mode: {session.mode}")
+    return _say(f"Permission mode: {session.mode} (one of {', '.join(MODES)})")
+
+
+async def cmd_cost(session: AgentSession, arg: str) -> CommandReply:
+    cost = session.cost()
+    usage = cost.usage
+    if cost.total_usd is None:
+        spent = "unknown (no prices for this model)"
+    else:
+        spent = _money(cost.total_usd)
+        if cost.earlier_usd:
+            spent += f" (earlier runs {_money(cost.earlier_usd)})"
+    return _say(
+        f"Session cost: {spent}\n"
+        f"Tokens in this run: {usage.input:,} input, {usage.output:,} output, "
+        f"{usage.cache_read:,} cache read, {usage.cache_write:,} cache write, "
+        f"{usage.reasoning:,} reasoning"
+    )
+
+
+def _tokens(chars: int) -> int:
+    return (chars + 3) // 4
+
+
+async def cmd_context(session: AgentSession, arg: str) -> CommandReply:
+    agent = session.agent
+    window = session.window
+    system = _tokens(len(agent.system))
+    tools = _tokens(sum(len(str(tool.spec())) for tool in agent.tools.values()))
+    by_role: dict[str, int] = {}
+    for message in session.history:
+        size = sum(len(str(part)) for part in message.parts)
+        by_role[message.role] = by_role.get(message.role, 0) + _tokens(size)
+    estimate = system + tools + sum(by_role.values())
+    rows = [
+        f"{'system prompt':<20}~{system:,} tokens",
+        f"{'tool definitions':<20}~{tools:,} tokens",
+        *(f"{role + ' messages':<20}~{n:,} tokens" for role, n in sorted(by_role.items())),
+        f"{'total (estimate)':<20}~{estimate:,} tokens"
+        + (f" of {window:,} ({100 * estimate / window:.0f}%)" if window else ""),
+    ]
+    if session.context_tokens:
+        rows.append(f"{'last call (measured)':<20}{session.context_tokens:,} tokens")
+    return _say("\n".join(rows))
+
+
+async def cmd_undo(session: AgentSession, arg: str) -> CommandReply:
+    result = await session.undo()
+    changed = [
+        *(f"  restored {p}" for p in result.restored),
+        *(f"  removed {p}" for p in result.removed),
+    ]
+    return CommandReply(text="\n".join([result.message, *changed[:20]]), error=not result.ok)
+
+
+async def cmd_rewind(session: AgentSession, arg: str) -> CommandReply:
+    turns = session.user_turns()
+    if not turns:
+        return _say("nothing to rewind: no message yet")
+    if not arg.isdigit():
+        rows = [
+            f"  {i}. {text_of(e.message).strip().splitlines()[0][:70]}"
+            for i, e in enumerate(turns, 1)
+        ]
+        return _say("rewind to before which message? /rewind N\n" + "\n".join(rows[-15:]))
+    index = int(arg)
+    if not 1 <= index <= len(turns):
+        return _error(f"no message {index}; pick 1 to {len(turns)}")
+    entry = turns[index - 1]
+    await session.rewind(entry)
+    return CommandReply(
+        text=f"rewound to before message {index}; it is back in the input box to edit",
+        edit=text_of(entry.message),
+    )
+
+
+def _replaced(
+    new: AgentSession, error: str | None, text: str, replay: bool = False
+) -> CommandReply:
+    if error is not None:
+        return CommandReply(text=error, error=True, session=new)
+    return CommandReply(text=text, session=new, replay=replay)
+
+
+async def cmd_clear(session: AgentSession, arg: str) -> CommandReply:
+    new, error = await session.reopen()
+    return _replaced(new, error, f"new session {new.id}")
+
+
+async def cmd_fork(session: AgentSession, arg: str) -> CommandReply:
+    old = session.id
+    new, error = await session.fork()
+    return _replaced(new, error, f"forked {old[:8]} into new session {new.id}")
+
+
+def _session_rows(session: AgentSession) -> list[str]:
+    rows: list[str] = []
+    for index, info in enumerate(session.sessions()[:20], 1):
+        here = " (this one)" if info.id == session.id else ""
+        rows.append(
+            f"  {index:>2}. {info.id[:8]}  {info.updated[:16]}  {info.turns} turns  "
+            f"{info.title[:40]}{here}"
+        )
+    return rows
+
+
+async def cmd_sessions(session: AgentSession, arg: str) -> CommandReply:
+    rows = _session_rows(session)
+    if not rows:
+        return _say("no sessions in this directory yet")
+    return _say("sessions in this directory (newest first):\n" + "\n".join(rows))
+
+
+async def cmd_resume(session: AgentSession, arg: str) -> CommandReply:
+    if not arg:
+        rows = _session_rows(session)
+        if not rows:
+            return _say("no sessions in this directory yet")
+        return _say("resume which? /resume N or /resume ID\n" + "\n".join(rows))
+    infos = session.sessions()
+    target = arg
+    if arg.isdigit() and 1 <= int(arg) <= min(20, len(infos)):
+        target = infos[int(arg) - 1].id
+    if target == session.id:
+        return _say("that is this session")
+    new, error = await session.reopen(resume=target)
+    return _replaced(new, error, f"resumed {new.id} ({len(new.history)} messages)", replay=True)
+
+
+async def cmd_compact(session: AgentSession, arg: str) -> CommandReply:
+    return CommandReply(events=session.compact(arg))
+
+
+async def cmd_init(session: AgentSession, arg: str) -> CommandReply:
+    return CommandReply(send=INIT_PROMPT + (f"\n\nAlso: {arg}" if arg else ""))
+
+
+async def cmd_permissions(session: AgentSession, arg: str) -> CommandReply:
+    gate = session.gate
+    rows = [f"Permission mode: {gate.mode}"]
+    for action in ("deny", "ask", "allow"):
+        rules = [r for r in gate.rules.rules if r.action == action]
+        rows.append(f"{action}:" + ("" if rules else " (none)"))
+        rows += [f"  {r.text}  ({r.source})" for r in rules]
+    rows.append("allowed for this session:" + ("" if gate.grants else " (none)"))
+    rows += [f"  {g.text}" for g in gate.grants]
+    rows.append(
+        "rules live in settings.json (allow/ask/deny); `earshot permissions check` "
+        "explains a decision"
+    )
+    return _say("\n".join(rows))
+
+
+async def cmd_todos(session: AgentSession, arg: str) -> CommandReply:
+    todos = session.todos
+    if not todos:
+        return _say("no todos")
+    marks = {"completed": "✓", "in_progress": "▸", "pending": "○"}
+    return _say("\n".join(f"  {marks.get(t.status, '·')} {t.content}" for t in todos))
+
+
+COMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command(
+            "model",
+            "show or switch the model: /model provider/model",
+            cmd_model,
+            hint="provider/model",
+            everywhere=True,
+        ),
+        Command(
+            "mode",
+            "show or set the permission mode (" + ", ".join(MODES) + ")",
+            cmd_mode,
+            hint="mode",
+            everywhere=True,
+        ),
+        Command("cost", "what this session has cost (USD and tokens)", cmd_cost, everywhere=True),
+        Command("context", "what fills the context window", cmd_context),
+        Command("undo", "restore the files from before the last tool batch", cmd_undo),
+        Command("rewind", "go back to before an earlier message: /rewind N", cmd_rewind),
+        Command("fork", "continue in a new session branched from this one", cmd_fork),
+        Command("resume", "resume another session: /resume N or ID", cmd_resume),
+        Command("sessions", "list this directory's sessions", cmd_sessions),
+        Command("clear", "start a new, empty session", cmd_clear),
+        Command("compact", "summarise the conversation to free the window", cmd_compact),
+        Command("init", "write an AGENTS.md after looking at the repository", cmd_init),
+        Command("permissions", "the mode, the rules and this session's grants", cmd_permissions),
+        Command("todos", "the agent's todo list", cmd_todos),
+    )
+}
+ALIASES = {"new": "clear"}
+
+
+def find(text: str, *, everywhere: bool = False) -> tuple[Command, str] | None:
+    """The command ``text`` names (``/name rest``), or None when it names none (or, with
+    ``everywhere``, none offered outside a terminal)."""
+    stripped = text.strip()
+    if not stripped.startswith("/"):
+        return None
+    name, _, rest = stripped[1:].partition(" ")
+    found = COMMANDS.get(ALIASES.get(name.strip(), name.strip()))
+    if found is None or (everywhere and not found.everywhere):
+        return None
+    return found, rest.strip()
+
+
+async def run(session: AgentSession, text: str, *, everywhere: bool = False) -> CommandReply | None:
+    """Answer ``text`` when it is a command; a refusal (an unknown mode, a turn still
+    running) is an error reply, never an exception."""
+    found = find(text, everywhere=everywhere)
+    if found is None:
+        return None
+    command, arg = found
+    try:
+        return await command.run(session, arg)
+    except (UserError, ProviderError) as exc:
+        return _error(exc.message if isinstance(exc, ProviderError) else str(exc))
+
+
+__all__ = ["ALIASES", "COMMANDS", "INIT_PROMPT", "Command", "CommandReply", "find", "run"]
