@@ -164,23 +164,11 @@ def _usage_record(event: AssistantMessage) -> Record:
     )
 
 
-def _str_field(entry: JSONObject, key: str) -> str:
-    value = entry.get(key)
-    return value if isinstance(value, str) else ""
-
-
 def _denials(ended: TurnEnded) -> list[JSONValue]:
-    out: list[JSONValue] = []
-    for entry in ended.permission_denials:
-        out.append(
-            {
-                "call_id": _str_field(entry, "call_id"),
-                "tool": _str_field(entry, "tool"),
-                "input": entry.get("input", {}),
-                "reason": _str_field(entry, "reason"),
-            }
-        )
-    return out
+    return [
+        {"call_id": d.call_id, "tool": d.tool, "input": d.input, "reason": d.reason}
+        for d in ended.permission_denials
+    ]
 
 
 def _error_detail(ended: TurnEnded) -> Record | None:

@@ -22,6 +22,7 @@ from earshot.core.events import (
     AgentEvent,
     Notice,
     PermissionDecided,
+    PermissionDenial,
     ToolCallRequested,
     ToolFinished,
     denial,
@@ -81,7 +82,7 @@ class ToolBatch:
     gate: Gate
     approve: ApproveFn | None
     undo: Snapshotter | None = None
-    denials: list[JSONObject] = field(default_factory=list)
+    denials: list[PermissionDenial] = field(default_factory=list)
     results: list[ToolResultPart] = field(default_factory=list)
     snapshot_taken: bool = False
     mutated: bool = False

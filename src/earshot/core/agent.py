@@ -8,8 +8,9 @@
         inject queued user messages            (steering: only here, between model calls)
         stop if aborted / --max-turns / budget spent
         compact if the context is near the window  (context.py: cap, prune, summarise)
-        stream the model                       (providers.stream: retries, abort; a
-                                                context_overflow compacts and retries once)
+        stream the model                       (the ModelClient port: ProviderModel does
+                                                retries and abort; a context_overflow
+                                                compacts and retries once)
         append the assistant message
         no tool calls -> verify if files changed (verify.py; failures go back to the model)
                          -> done
@@ -30,9 +31,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
-import httpx
 
 from earshot.core import verify
 from earshot.core._execute import ToolBatch
@@ -54,6 +55,7 @@ from earshot.core.events import (
     CompactionStarted,
     ModelCallStarted,
     Notice,
+    PermissionDenial,
     ReasoningDelta,
     StopReason,
     TextDelta,
@@ -64,15 +66,18 @@ from earshot.core.events import (
     Verification,
 )
 from earshot.core.input import TurnInput, user_message
-from earshot.core.ports import Gate, Snapshotter, Transcript
+from earshot.core.model import ProviderModel
+from earshot.core.ports import Gate, ModelClient, Snapshotter, Transcript
 from earshot.core.tools.base import AnyTool, AskFn, ToolContext
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ToolState
 from earshot.providers import types as pt
 from earshot.providers.pricing import cost_usd
 from earshot.providers.retry import RetryPolicy
-from earshot.providers.stream import stream
 from earshot.providers.target import Target
+
+if TYPE_CHECKING:
+    import httpx
 
 _STOP_FOR_FINISH: dict[pt.FinishReason, StopReason] = {
     "stop": "end_turn",
@@ -103,6 +108,7 @@ class Agent:
         max_output_tokens: int | None = None,
         retry: RetryPolicy | None = None,
         client: httpx.AsyncClient | None = None,
+        model: ModelClient | None = None,
         files: FileOps | None = None,
         procs: ProcessOps | None = None,
         history: Sequence[pt.Message] = (),
@@ -126,8 +132,7 @@ class Agent:
         self.max_budget_usd = max_budget_usd
         self.reasoning_effort = reasoning_effort
         self.max_output_tokens = max_output_tokens
-        self.retry = retry
-        self.client = client
+        self.model: ModelClient = model or ProviderModel(client=client, retry=retry)
         self.files = files or LocalFileOps()
         self.procs = procs or LocalProcessOps()
         self.history: list[pt.Message] = list(history)
@@ -284,8 +289,7 @@ class Agent:
             window=self.window(),
             focus=focus,
             abort=self._abort,
-            client=self.client,
-            retry=self.retry,
+            model=self.model,
         )
         if usage is not None:
             self._account(usage)
@@ -344,7 +348,7 @@ class Agent:
         self._turn_usage = pt.Usage()
         self._turn_cost = 0.0
         calls = 0
-        denials: list[pt.JSONObject] = []
+        denials: list[PermissionDenial] = []
         final_text = ""
         reason: StopReason = "end_turn"
         error: pt.ErrorEvent | None = None
@@ -377,9 +381,7 @@ class Agent:
             yield ModelCallStarted(index=calls, model=self.target.ref)
             finish: pt.Finish | None = None
             error = None
-            async for event in stream(
-                self._request(), self.target, client=self.client, retry=self.retry
-            ):
+            async for event in self.model.stream(self._request(), self.target):
                 if isinstance(event, pt.TextDelta):
                     yield TextDelta(text=event.text)
                 elif isinstance(event, pt.ReasoningDelta):

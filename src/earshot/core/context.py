@@ -24,12 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import anyio
-import httpx
 import msgspec
 
+from earshot.core.ports import ModelClient
 from earshot.providers import types as pt
-from earshot.providers.retry import RetryPolicy
-from earshot.providers.stream import stream
 from earshot.providers.target import Target
 
 
@@ -247,8 +245,7 @@ async def summarise(
     window: int,
     focus: str,
     abort: anyio.Event,
-    client: httpx.AsyncClient | None,
-    retry: RetryPolicy | None,
+    model: ModelClient,
 ) -> tuple[str, pt.Usage | None, str]:
     """Ask the model for the summary: ``(summary, usage, error)``; ``summary`` is empty and
     ``error`` says why when the call failed. The messages summarised are shaped and, if
@@ -271,7 +268,7 @@ async def summarise(
         tool_choice="none",
         abort=abort,
     )
-    async for event in stream(request, target, client=client, retry=retry):
+    async for event in model.stream(request, target):
         if isinstance(event, pt.Finish):
             text = pt.text_of(event.message)
             if event.reason == "aborted":

@@ -160,6 +160,15 @@ class VerificationRan(msgspec.Struct, tag="verification_ran", frozen=True, kw_on
     round: int
 
 
+class PermissionDenial(msgspec.Struct, frozen=True, kw_only=True):
+    """A call the gate (or the person asked) refused this turn, as ``TurnEnded`` lists it."""
+
+    call_id: str
+    tool: str
+    input: JSONValue
+    reason: str
+
+
 class TurnEnded(msgspec.Struct, tag="turn_ended", frozen=True, kw_only=True):
     """The last event of a turn. ``text`` is the final assistant text; ``error`` is set when
     ``reason`` is ``error`` (the model call failed after retries)."""
@@ -171,7 +180,7 @@ class TurnEnded(msgspec.Struct, tag="turn_ended", frozen=True, kw_only=True):
     cost_usd: float | None
     total_usage: Usage
     total_cost_usd: float | None
-    permission_denials: list[JSONObject] = []
+    permission_denials: list[PermissionDenial] = []
     error_kind: ErrorKind | None = None
     error: str | None = None
     verification: Verification = "not_configured"
@@ -206,9 +215,8 @@ def result_text(result: ToolResultPart) -> str:
     return "\n".join(parts)
 
 
-def denial(call: ToolCallPart, reason: str) -> JSONObject:
-    value: JSONValue = call.input
-    return {"tool": call.name, "call_id": call.id, "input": value, "reason": reason}
+def denial(call: ToolCallPart, reason: str) -> PermissionDenial:
+    return PermissionDenial(call_id=call.id, tool=call.name, input=call.input, reason=reason)
 
 
 __all__ = [
@@ -220,6 +228,7 @@ __all__ = [
     "ModelCallStarted",
     "Notice",
     "PermissionDecided",
+    "PermissionDenial",
     "PermissionOutcome",
     "ReasoningDelta",
     "StopReason",

@@ -2,6 +2,7 @@
 
 ::
 
+    ModelClient  streams one model call (core.model.ProviderModel; ScriptedModel)
     Gate         the permission gate (core.permissions.PermissionGate)
     Snapshotter  takes an undo snapshot before a mutating batch (core.agent_session.UndoRecorder)
     Transcript   records what happened (core.session.Session)
@@ -11,13 +12,21 @@ Tests and other front-ends may pass their own implementations; conformance is st
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from earshot.core.permissions import Mode
 from earshot.core.tools.base import PermissionRequest
 from earshot.core.tools.state import Todo
 from earshot.providers import types as pt
+from earshot.providers.target import Target
+
+
+class ModelClient(Protocol):
+    """One model call as a stream: deltas, then exactly one ``Finish`` or ``ErrorEvent``
+    (a failure is an event, never an exception); ``request.abort`` ends it as aborted."""
+
+    def stream(self, request: pt.ModelRequest, target: Target) -> AsyncIterator[pt.StreamEvent]: ...
 
 
 class CommandPart(Protocol):
@@ -76,11 +85,14 @@ class Transcript(Protocol):
 
 
 if TYPE_CHECKING:  # the real implementations conform (checked by mypy, never run)
+    from earshot.core.model import ProviderModel, ScriptedModel
     from earshot.core.permissions.gate import PermissionGate
     from earshot.core.session import Session
 
-    def _conformance(gate: PermissionGate, session: Session) -> tuple[Gate, Transcript]:
-        return gate, session
+    def _conformance(
+        gate: PermissionGate, session: Session, real: ProviderModel, scripted: ScriptedModel
+    ) -> tuple[Gate, Transcript, ModelClient, ModelClient]:
+        return gate, session, real, scripted
 
 
-__all__ = ["CommandPart", "Gate", "GateDecision", "Snapshotter", "Transcript"]
+__all__ = ["CommandPart", "Gate", "GateDecision", "ModelClient", "Snapshotter", "Transcript"]
