@@ -10,6 +10,7 @@ import pytest
 
 from earshot.core.tools.ask_user import TOOL
 from earshot.core.tools.base import AskFn, Question, ToolContext, ToolError, ToolResult
+from earshot.core.tools.display import Answered
 from earshot.core.tools.state import ToolState
 from earshot.providers.types import JSONObject, TextPart
 
@@ -52,7 +53,7 @@ async def test_ask_user_passes_the_question_and_returns_the_answer(tmp_path: Pat
     assert user.asked == [Question(text="Which database?", choices=())]
     assert text_of(result) == "The user answered: Use PostgreSQL"
     assert not result.is_error
-    assert result.display == {"question": "Which database?", "answer": "Use PostgreSQL"}
+    assert result.display == Answered(question="Which database?", answer="Use PostgreSQL")
 
 
 @pytest.mark.anyio
@@ -62,7 +63,8 @@ async def test_ask_user_offers_the_choices(tmp_path: Path) -> None:
     result = await ask(make_ctx(tmp_path, user), args)
     assert user.asked == [Question(text="Which database?", choices=("postgres", "sqlite"))]
     assert text_of(result) == "The user answered: sqlite"
-    assert result.display["choices"] == ["postgres", "sqlite"]
+    assert isinstance(result.display, Answered)
+    assert result.display.choices == ["postgres", "sqlite"]
 
 
 @pytest.mark.anyio

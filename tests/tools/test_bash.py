@@ -20,6 +20,7 @@ from earshot.core.tools import bash_output, kill_shell
 from earshot.core.tools._shell import UnreadBuffer, close_all, find_bash, get_shell
 from earshot.core.tools.base import PermissionRequest, ToolContext, ToolError, ToolResult
 from earshot.core.tools.bash import MAX_OUTPUT_CHARS, TOOL
+from earshot.core.tools.display import ShellExit
 from earshot.core.tools.ops import LocalProcessOps
 from earshot.core.tools.state import ToolState
 from earshot.providers.types import JSONObject, TextPart
@@ -146,7 +147,8 @@ async def test_bash_returns_output_and_exit_code(ctx: ToolContext) -> None:
     result = await bash(ctx, {"command": "echo hello; echo world"})
     assert text_of(result) == "hello\nworld\nexit code: 0"
     assert not result.is_error
-    assert result.display["exit_code"] == 0
+    assert isinstance(result.display, ShellExit)
+    assert result.display.exit_code == 0
 
 
 @pytest.mark.anyio

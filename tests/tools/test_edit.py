@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult
+from earshot.core.tools.display import FileChange
 from earshot.core.tools.edit import TOOL
 from earshot.core.tools.read import TOOL as READ
 from earshot.core.tools.state import ToolState
@@ -66,8 +67,8 @@ async def test_edit_replaces_a_unique_match_and_shows_the_change(work: Path) -> 
     assert (work / "m.py").read_bytes() == b"def f():\n    return 2\n\nx = f()\n"
     assert "replaced 1 occurrence" in text_of(result)
     assert "     2\t    return 2" in text_of(result)
-    diff = result.display["diff"]
-    assert isinstance(diff, str)
+    assert isinstance(result.display, FileChange)
+    diff = result.display.diff
     assert "-    return 1\n+    return 2\n" in diff
     assert diff.startswith("--- a/m.py\n+++ b/m.py\n")
     assert result.brief == "Edited m.py (+1 -1)"

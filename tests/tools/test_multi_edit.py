@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult
+from earshot.core.tools.display import FileChange
 from earshot.core.tools.multi_edit import TOOL
 from earshot.core.tools.read import TOOL as READ
 from earshot.core.tools.state import ToolState
@@ -67,8 +68,8 @@ async def test_multi_edit_applies_edits_in_order_each_to_the_last_result(work: P
     assert (work / "m.py").read_bytes() == b"def a():\n    yield 10\n\ndef b():\n    yield 20\n"
     assert "applied 3 edits (4 replacements" in text_of(result)
     assert "+    yield 20" in text_of(result)
-    diff = result.display["diff"]
-    assert isinstance(diff, str)
+    assert isinstance(result.display, FileChange)
+    diff = result.display.diff
     assert diff.startswith("--- a/m.py\n+++ b/m.py\n")
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult
+from earshot.core.tools.display import TodoList
 from earshot.core.tools.state import Todo, ToolState
 from earshot.core.tools.todo_write import TOOL
 from earshot.providers.types import JSONObject, TextPart
@@ -76,13 +77,13 @@ async def test_todo_write_summarises_counts_and_lists_items_with_markers(tmp_pat
 @pytest.mark.anyio
 async def test_todo_write_gives_front_ends_the_list_as_display(tmp_path: Path) -> None:
     result = await write(make_ctx(tmp_path), PLAN)
-    assert result.display == {
-        "todos": [
-            {"id": "1", "content": "Read the parser", "status": "completed"},
-            {"id": "2", "content": "Fix the off-by-one", "status": "in_progress"},
-            {"id": "3", "content": "Add a regression test", "status": "pending"},
+    assert result.display == TodoList(
+        todos=[
+            Todo(id="1", content="Read the parser", status="completed"),
+            Todo(id="2", content="Fix the off-by-one", status="in_progress"),
+            Todo(id="3", content="Add a regression test", status="pending"),
         ]
-    }
+    )
 
 
 @pytest.mark.anyio
@@ -170,7 +171,7 @@ async def test_todo_write_with_an_empty_list_clears_it(tmp_path: Path) -> None:
     result = await write(ctx, {"todos": []})
     assert ctx.state.todos == []
     assert text_of(result) == "Todo list cleared."
-    assert result.display == {"todos": []}
+    assert result.display == TodoList(todos=[])
 
 
 def test_todo_write_is_read_only_and_needs_no_permission(tmp_path: Path) -> None:

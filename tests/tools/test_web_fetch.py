@@ -19,6 +19,7 @@ import pytest
 from earshot.core.tools import web_fetch
 from earshot.core.tools._html import html_to_text
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult
+from earshot.core.tools.display import Fetched
 from earshot.core.tools.state import ToolState
 from earshot.core.tools.web_fetch import TOOL
 from earshot.providers.types import JSONObject, TextPart
@@ -200,11 +201,7 @@ async def test_web_fetch_turns_html_into_readable_text(site: _Server, tmp_path: 
     assert "```python\ndef main():\n    return  1\n```" in text
     for dropped in ("script text", "color: red", "Home", "About", "enable JavaScript"):
         assert dropped not in text
-    assert result.display == {
-        "url": site.url("/page"),
-        "status": 200,
-        "content_type": "text/html",
-    }
+    assert result.display == Fetched(url=site.url("/page"), status=200, content_type="text/html")
     assert result.brief.startswith("Fetched 127.0.0.1 (200,")
 
 
@@ -330,7 +327,8 @@ async def test_web_fetch_follows_redirects_up_to_the_limit_and_reports_the_final
     assert f"URL: {site.url('/hop/0')}" in text
     assert f"Redirected from: {site.url('/hop/5')} (5 hops)" in text
     assert text.endswith("\n\narrived")
-    assert result.display["url"] == site.url("/hop/0")
+    assert isinstance(result.display, Fetched)
+    assert result.display.url == site.url("/hop/0")
 
 
 @pytest.mark.anyio

@@ -15,6 +15,7 @@ from earshot.core.tools.base import (
     ToolResult,
     define_tool,
 )
+from earshot.core.tools.display import FileChange
 from earshot.core.tools.edit import TOOL as EDIT
 from earshot.core.tools.read import TOOL as READ
 from earshot.core.tools.state import ToolState
@@ -59,8 +60,8 @@ async def test_write_creates_the_file_and_its_parent_directories(work: Path) -> 
     result = await write(make_ctx(work), {"path": "a/b/c.txt", "content": "one\ntwo\n"})
     assert (work / "a" / "b" / "c.txt").read_bytes() == b"one\ntwo\n"
     assert text_of(result) == "Created a/b/c.txt (2 lines)."
-    diff = result.display["diff"]
-    assert isinstance(diff, str)
+    assert isinstance(result.display, FileChange)
+    diff = result.display.diff
     assert diff.startswith("--- /dev/null\n+++ b/a/b/c.txt\n")
 
 

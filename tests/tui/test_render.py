@@ -16,6 +16,7 @@ from earshot.core.events import (
     TurnEnded,
     TurnStarted,
 )
+from earshot.core.tools.display import FileChange
 from earshot.providers import types as pt
 from earshot.tui._attach import build_input, placeholder_for
 from earshot.tui.app import Attachments
@@ -101,21 +102,20 @@ def test_tool_result_is_collapsed_to_a_few_lines() -> None:
 
 def test_an_edit_is_shown_as_a_coloured_diff() -> None:
     diff = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old = 1\n+new = 2\n"
+    change = FileChange(path="/x.py", diff=diff, old="old = 1\n", new="new = 2\n")
     call = pt.ToolCallPart(id="c1", name="edit", input={"path": "x.py"})
     result = pt.ToolResultPart(call_id="c1", name="edit", content=[pt.TextPart(text="ok")])
     feed = Feed(Painter(60, color=True))
     feed.event(ToolCallRequested(call=call, read_only=False, title="edit: x.py"))
     out = "".join(
-        feed.event(ToolFinished(result=result, brief="", duration_ms=1.0, display={"diff": diff}))
+        feed.event(ToolFinished(result=result, brief="", duration_ms=1.0, display=change))
     )
     assert "\x1b[32m" in out and "+new = 2" in out
     assert "\x1b[31m" in out and "-old = 1" in out
     colourless = Feed(Painter(60, color=False))
     colourless.event(ToolCallRequested(call=call, read_only=False, title="edit: x.py"))
     out = "".join(
-        colourless.event(
-            ToolFinished(result=result, brief="", duration_ms=1.0, display={"diff": diff})
-        )
+        colourless.event(ToolFinished(result=result, brief="", duration_ms=1.0, display=change))
     )
     assert "\x1b[3" not in out
 

@@ -75,7 +75,9 @@ class Prompter:
     async def approve(self, request: ApprovalRequest) -> Approval:
         call, detail = request.call, request.request.detail
         if self.turn is not None:
-            tool_call = self.turn.permission_call(call, request.title, detail)
+            tool_call = self.turn.permission_call(
+                call, request.title, detail, request.request.change
+            )
         else:
             tool_call = ToolCallUpdate(
                 tool_call_id=call.id,

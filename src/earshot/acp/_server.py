@@ -79,7 +79,6 @@ from earshot.core.agent_session import (
 from earshot.core.options import SessionOptions
 from earshot.core.session import SessionError
 from earshot.providers.errors import ProviderError
-from earshot.providers.types import JSONValue
 
 log = logging.getLogger("earshot.acp")
 
@@ -169,13 +168,9 @@ class EarshotAcpAgent:
         **kwargs: object,
     ) -> LoadSessionResponse:
         live = self._reopen(cwd, session_id, mcp_servers, additional_directories)
-        updates: list[Update] = replay(live.session.transcript.history(), live.cwd)
-        todos: list[JSONValue] = [
-            {"content": t.content, "status": t.status} for t in live.session.todos
-        ]
-        plan = plan_update(todos) if todos else None
-        if plan is not None:
-            updates.append(plan)
+        updates: list[Update] = replay(live.session.history, live.cwd)
+        if live.session.todos:
+            updates.append(plan_update(live.session.todos))
         for update in updates:
             await live.send(update)
         self._after_reply(live)

@@ -10,8 +10,8 @@ One turn, in the order ``core/events.py`` documents::
                               tool_call when the call was never announced)
     PermissionDecided allow   tool_call_update in_progress (a denial ends as failed below)
     ToolFinished              tool_call_update completed | failed, content: the result
-                              text, and for a file change the whole old and new text;
-                              todo_write also sends the plan
+                              text, and for a file change (the result's FileChange) the
+                              whole old and new text; a TodoList also sends the plan
     UserMessageInjected       user_message_chunk
     TurnEnded                 tool_call_update failed for any call left open (an abort
                               mid-stream); the stop reason comes from STOP_REASONS
@@ -50,16 +50,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from earshot.acp._tools import (
-    EDIT_TOOLS,
-    FileChange,
-    current_text,
-    kind_of,
-    locations,
-    proposed,
-    title_of,
-)
-from earshot.acp._tools import target as call_target
+from earshot.acp._tools import EDIT_TOOLS, kind_of, locations, title_of
 from earshot.core.events import (
     AgentEvent,
     AssistantMessage,
@@ -80,10 +71,11 @@ from earshot.core.events import (
     VerificationRan,
     result_text,
 )
+from earshot.core.tools.display import FileChange, TodoList
+from earshot.core.tools.state import Todo
 from earshot.providers.types import (
     ImagePart,
     JSONObject,
-    JSONValue,
     Message,
     ReasoningPart,
     TextPart,
@@ -165,9 +157,12 @@ def raw_input(call: ToolCallPart, detail: str = "") -> JSONObject:
     return args
 
 
-def diff_content(change: FileChange) -> FileEditToolCallContent:
+def diff_content(change: FileChange) -> FileEditToolCallContent | None:
+    """The change as an ACP diff; None when it does not carry the whole texts."""
+    if change.new is None:
+        return None
     return FileEditToolCallContent(
-        type="diff", path=str(change.path), old_text=change.old, new_text=change.new
+        type="diff", path=change.path, old_text=change.old, new_text=change.new
     )
 
 
@@ -180,17 +175,12 @@ def usage_update(usage: Usage, window: int, cost_usd: float | None) -> UsageUpda
     return UsageUpdate(session_update="usage_update", used=used, size=window, cost=cost)
 
 
-def plan_update(todos: JSONValue) -> AgentPlanUpdate | None:
-    if not isinstance(todos, list):
-        return None
-    entries: list[PlanEntry] = []
-    for item in todos:
-        if not isinstance(item, dict):
-            continue
-        content, status = item.get("content"), item.get("status")
-        known = _PLAN_STATUS.get(status) if isinstance(status, str) else None
-        if isinstance(content, str) and known is not None:
-            entries.append(PlanEntry(content=content, priority="medium", status=known))
+def plan_update(todos: list[Todo]) -> AgentPlanUpdate:
+    entries = [
+        PlanEntry(content=todo.content, priority="medium", status=_PLAN_STATUS[todo.status])
+        for todo in todos
+        if todo.status in _PLAN_STATUS
+    ]
     return AgentPlanUpdate(session_update="plan", entries=entries)
 
 
@@ -203,8 +193,6 @@ class Turn:
         self.window = window
         self.cost = cost
         self.open: dict[str, ToolCallPart | str] = {}  # call id -> the call, or its name
-        self.before: dict[str, tuple[Path, str | None]] = {}
-        self.changes: dict[str, FileChange] = {}
         self.checks = 0
 
     def on(self, event: AgentEvent) -> list[Update]:
@@ -274,13 +262,6 @@ class Turn:
         call = event.call
         announced = call.id in self.open
         self.open[call.id] = call
-        if call.name in EDIT_TOOLS:
-            path = call_target(call, self.cwd)
-            if path is not None:
-                self.before[call.id] = (path, current_text(path))
-            change = proposed(call, self.cwd)
-            if change is not None:
-                self.changes[call.id] = change
         kind = kind_of(call.name)
         raw = raw_input(call, event.detail)
         where = _locations(call, self.cwd)
@@ -321,13 +302,15 @@ class Turn:
             )
         ]
 
-    def permission_call(self, call: ToolCallPart, title: str, detail: str) -> ToolCallUpdate:
+    def permission_call(
+        self, call: ToolCallPart, title: str, detail: str, change: FileChange | None
+    ) -> ToolCallUpdate:
         """The tool call as a ``session/request_permission`` shows it: ``rawInput.detail``
         is the real command or unified diff, and a file change comes as a diff too."""
         content: list[ToolContent] = []
-        change = self.changes.get(call.id)
-        if change is not None:
-            content.append(diff_content(change))
+        diff = diff_content(change) if change is not None else None
+        if diff is not None:
+            content.append(diff)
         elif detail:
             fence = "```diff" if call.name in EDIT_TOOLS else "```"
             content.append(
@@ -347,12 +330,10 @@ class Turn:
         result = event.result
         self.open.pop(result.call_id, None)
         content: list[ToolContent] = []
-        before = self.before.pop(result.call_id, None)
-        if before is not None and not result.is_error:
-            path, old = before
-            new = current_text(path)
-            if new is not None:
-                content.append(diff_content(FileChange(path, old, new)))
+        display = event.display
+        diff = diff_content(display) if isinstance(display, FileChange) else None
+        if diff is not None and not result.is_error:
+            content.append(diff)
         content += result_content(result_text(result))
         raw_output: JSONObject = {"brief": event.brief, "is_error": result.is_error}
         updates: list[Update] = [
@@ -364,10 +345,8 @@ class Turn:
                 raw_output=raw_output,
             )
         ]
-        if result.name == "todo_write" and not result.is_error:
-            plan = plan_update(event.display.get("todos"))
-            if plan is not None:
-                updates.append(plan)
+        if isinstance(display, TodoList) and not result.is_error:
+            updates.append(plan_update(display.todos))
         return updates
 
     def _close_open(self) -> list[Update]:

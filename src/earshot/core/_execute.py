@@ -36,8 +36,9 @@ from earshot.core.tools.base import (
     ToolError,
     ToolResult,
 )
+from earshot.core.tools.display import Display
 from earshot.providers.aio import race
-from earshot.providers.types import JSONObject, TextPart, ToolCallPart, ToolResultPart
+from earshot.providers.types import TextPart, ToolCallPart, ToolResultPart
 
 T = TypeVar("T")
 
@@ -70,7 +71,7 @@ class _Slot:
     call: ToolCallPart
     result: ToolResultPart | None = None
     brief: str = ""
-    display: JSONObject = field(default_factory=dict)
+    display: Display = None
     duration_ms: float = 0.0
     sent: bool = False
 
@@ -223,7 +224,7 @@ class ToolBatch:
             call_id=call.id, name=call.name, content=list(result.content), is_error=result.is_error
         )
         slot.brief = result.brief
-        slot.display = dict(result.display)
+        slot.display = result.display
         if call.name == "todo_write" and self.on_todos is not None:
             await self.on_todos()
 

@@ -29,10 +29,10 @@ from typing import Literal, TypeAlias
 
 import msgspec
 
+from earshot.core.tools.display import Display
 from earshot.providers.types import (
     ErrorKind,
     FinishReason,
-    JSONObject,
     JSONValue,
     Message,
     ToolCallPart,
@@ -115,12 +115,13 @@ class PermissionDecided(msgspec.Struct, tag="permission_decided", frozen=True, k
 
 class ToolFinished(msgspec.Struct, tag="tool_finished", frozen=True, kw_only=True):
     """A call's one result, as appended to history (errors, denials and interruptions
-    included). ``display`` carries front-end data such as a diff."""
+    included). ``display`` is what a front-end shows besides the text (a file change, the
+    todo list, a shell's exit: ``core.tools.display``)."""
 
     result: ToolResultPart
     brief: str
     duration_ms: float
-    display: JSONObject = {}
+    display: Display = None
 
 
 class UserMessageInjected(msgspec.Struct, tag="user_message_injected", frozen=True, kw_only=True):

@@ -18,6 +18,7 @@ from earshot.core.approvals import Approval, ApprovalRequest, ApproveFn
 from earshot.core.events import Verification, VerificationRan
 from earshot.core.ports import Gate
 from earshot.core.tools.base import AnyTool, ToolContext, ToolError
+from earshot.core.tools.display import ShellExit
 from earshot.providers import types as pt
 
 OUTPUT_TAIL = 4_000
@@ -85,8 +86,7 @@ async def run(
             yield event
             continue
         result = await prepared.run()
-        code = result.display.get("exit_code")
-        exit_code = code if isinstance(code, int) else None
+        exit_code = result.display.exit_code if isinstance(result.display, ShellExit) else None
         text = "\n".join(p.text for p in result.content if isinstance(p, pt.TextPart))
         passed = exit_code == 0 and not result.is_error
         event = VerificationRan(

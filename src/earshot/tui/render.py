@@ -49,6 +49,7 @@ from earshot.core.events import (
     VerificationRan,
     result_text,
 )
+from earshot.core.tools.display import FileChange
 from earshot.providers import types as pt
 
 RESULT_LINES = 4
@@ -249,7 +250,7 @@ class Feed:
                 pass
             case ToolFinished(result=result, brief=brief, display=display):
                 title = self._titles.pop(result.call_id, result.name)
-                diff = display.get("diff")
+                diff = display.diff if isinstance(display, FileChange) else ""
                 out.append(
                     tool_block(
                         p,
@@ -257,7 +258,7 @@ class Feed:
                         result_text(result),
                         is_error=result.is_error,
                         brief=brief,
-                        diff=diff if isinstance(diff, str) and not result.is_error else "",
+                        diff="" if result.is_error else diff,
                     )
                 )
                 self.activity = "waiting for the model"

@@ -22,8 +22,8 @@ import anyio
 import msgspec
 
 from earshot.core.tools.base import AskFn, Question, ToolContext, ToolError, ToolResult, define_tool
+from earshot.core.tools.display import Answered
 from earshot.providers.aio import race
-from earshot.providers.types import JSONObject, JSONValue
 
 DESCRIPTION = """
 Ask the user a question and wait for the answer. Use it when you need a decision or a
@@ -115,10 +115,7 @@ async def _execute(args: AskUserInput, ctx: ToolContext) -> ToolResult:
         )
     final = chosen if chosen is not None else answer.strip()
     reply = f"The user answered: {final}" if final else "The user answered with an empty reply."
-    display: JSONObject = {"question": text, "answer": final}
-    if choices:
-        listed_choices: list[JSONValue] = list(choices)
-        display["choices"] = listed_choices
+    display = Answered(question=text, answer=final, choices=list(choices))
     return ToolResult.text(reply, brief=f"User answered: {final or '(empty)'}", display=display)
 
 

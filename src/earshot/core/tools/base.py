@@ -7,7 +7,7 @@
     define_tool(...)  builds a Tool; refuses a mutating tool with no permission()
     ToolContext       cwd, injected FileOps and ProcessOps, the session's ToolState, abort, ask
     ToolResult        content for the model (text and images), is_error, a brief for the UI,
-                      and display data (a diff) for front-ends
+                      and what front-ends show (``display``: a tagged union, see display.py)
     ToolError         raised by execute: ``message`` is for the model (say what to do instead),
                       ``brief`` for the UI; the loop turns it into an error result
 
@@ -24,6 +24,7 @@ from typing import Generic, Literal, Protocol, TypeVar
 import anyio
 import msgspec
 
+from earshot.core.tools.display import Display, FileChange
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ToolState
 from earshot.providers.types import ImagePart, JSONObject, JSONValue, TextPart, ToolSpec
@@ -37,7 +38,8 @@ class PermissionRequest:
 
     ``paths`` are the files a call reads or changes (absolute, symlinks not yet resolved);
     ``command`` is the shell command of ``bash``; ``domain`` the host of ``web_fetch``;
-    ``detail`` is what a person approving it must see (the command, or the diff of an edit).
+    ``detail`` is what a person approving it must see (the command, or the diff of an edit);
+    ``change`` the whole file change a file tool would make, when it can be worked out.
     """
 
     tool: str
@@ -46,6 +48,7 @@ class PermissionRequest:
     command: str | None = None
     domain: str | None = None
     detail: str = ""
+    change: FileChange | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,11 +85,11 @@ class ToolResult:
     content: list[TextPart | ImagePart]
     is_error: bool = False
     brief: str = ""
-    display: JSONObject = field(default_factory=dict)
+    display: Display = None
 
     @classmethod
-    def text(cls, text: str, *, brief: str = "", display: JSONObject | None = None) -> ToolResult:
-        return cls(content=[TextPart(text=text)], brief=brief, display=display or {})
+    def text(cls, text: str, *, brief: str = "", display: Display = None) -> ToolResult:
+        return cls(content=[TextPart(text=text)], brief=brief, display=display)
 
     @classmethod
     def error(cls, message: str, *, brief: str = "") -> ToolResult:

@@ -34,8 +34,9 @@ from earshot.core.tools.base import (
     ToolResult,
     define_tool,
 )
+from earshot.core.tools.display import ShellExit, ShellStatus
 from earshot.providers.aio import race
-from earshot.providers.types import JSONObject, TextPart
+from earshot.providers.types import TextPart
 
 if TYPE_CHECKING:
     from anyio.abc import Process
@@ -244,7 +245,7 @@ async def _background(args: BashInput, ctx: ToolContext) -> ToolResult:
     return ToolResult.text(
         "\n".join(lines),
         brief=f"{_label(args)} (background {shell.id})",
-        display={"command": args.command, "shell_id": shell.id},
+        display=ShellStatus(shell_id=shell.id, status="running", command=args.command),
     )
 
 
@@ -294,11 +295,7 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
         )
     parts.extend(f"note: {note}" for note in notes)
     label = _label(args)
-    display: JSONObject = {
-        "command": args.command,
-        "exit_code": process.returncode,
-        "outcome": outcome,
-    }
+    display = ShellExit(command=args.command, exit_code=process.returncode, outcome=outcome)
     match outcome:
         case "exited":
             code = process.returncode if process.returncode is not None else -1

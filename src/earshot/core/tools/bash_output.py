@@ -16,6 +16,7 @@ from earshot.core.tools._output import cap_text, cut_marker
 from earshot.core.tools._shell import BACKGROUND_BUFFER_CHARS, get_shell
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
 from earshot.core.tools.bash import MAX_OUTPUT_CHARS, MAX_OUTPUT_LINES
+from earshot.core.tools.display import ShellStatus
 
 DESCRIPTION = f"""
 Read the new output of a background shell started with bash(run_in_background: true):
@@ -87,7 +88,7 @@ async def _execute(args: BashOutputInput, ctx: ToolContext) -> ToolResult:
     return ToolResult.text(
         "\n".join(parts),
         brief=f"{shell.id}: {status}",
-        display={"shell_id": shell.id, "status": status},
+        display=ShellStatus(shell_id=shell.id, status=status),
     )
 
 

@@ -11,7 +11,8 @@
     save_change(ctx, loaded, text)            encodes as the file was (encoding, BOM), writes
                                               atomically, records the new content as read
     change_result(...)                        the model's summary: a numbered snippet around
-                                              the change; the diff as display data
+                                              the change; the FileChange as display
+    preview_request(ctx, tool, path, edits)   the permission request: diff and FileChange
 
 Matching is exact, against the file's own line endings: in a CRLF file, ``\\n`` in the find
 and replace strings stands for ``\\r\\n`` (and the reverse in an LF file), so what the model
@@ -37,6 +38,7 @@ from earshot.core.tools.base import (
     ToolResult,
     define_tool,
 )
+from earshot.core.tools.display import FileChange, file_change
 from earshot.core.tools.read import (
     TextFile,
     decode_text,
@@ -269,6 +271,11 @@ def snippet(text: str, start: int, end: int) -> str:
     return "\n".join(rows)
 
 
+def change_of(loaded: Loaded, old_text: str, new_text: str, diff: str) -> FileChange:
+    """The change as a front-end shows it (the diff capped, the whole texts if small)."""
+    return file_change(str(loaded.path), old_text, new_text, capped_diff(diff))
+
+
 def change_result(loaded: Loaded, old_text: str, replaced: Replaced, summary: str) -> ToolResult:
     diff = unified_diff(old_text, replaced.text, loaded.name)
     added, removed = diff_stats(diff)
@@ -280,7 +287,7 @@ def change_result(loaded: Loaded, old_text: str, replaced: Replaced, summary: st
     return ToolResult.text(
         body,
         brief=f"Edited {loaded.name} (+{added} -{removed})",
-        display={"diff": capped_diff(diff)},
+        display=change_of(loaded, old_text, replaced.text, diff),
     )
 
 
@@ -288,18 +295,25 @@ def _ended(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def preview_diff(ctx: ToolContext, raw_path: str, edits: list[tuple[str, str, bool]]) -> str:
-    """The diff ``edits`` would make, for a permission prompt. Never raises: when the edits
-    cannot apply, the find and replace strings themselves are shown as a diff."""
+def preview_request(
+    ctx: ToolContext, tool: str, raw_path: str, edits: list[tuple[str, str, bool]]
+) -> PermissionRequest:
+    """What the gate and a person approving see of ``edits``: the diff they would make and
+    the whole change. Never raises: when the edits cannot apply, the find and replace
+    strings themselves are shown as a diff (and there is no change to show)."""
+    paths = (ctx.resolve(raw_path),)
     try:
         loaded = load_for_change(ctx, raw_path, check_read=False)
         text = loaded.file.text
         for old, new, replace_all in edits:
             text = apply_edit(text, old, new, replace_all=replace_all).text
-        return unified_diff(loaded.file.text, text, loaded.name)
+        diff = unified_diff(loaded.file.text, text, loaded.name)
+        change = change_of(loaded, loaded.file.text, text, diff)
+        return PermissionRequest(tool=tool, kind="edit", paths=paths, detail=diff, change=change)
     except (ToolError, OSError):
         name = shown_path(ctx, ctx.resolve(raw_path))
-        return "".join(unified_diff(_ended(old), _ended(new), name) for old, new, _ in edits)
+        diff = "".join(unified_diff(_ended(old), _ended(new), name) for old, new, _ in edits)
+        return PermissionRequest(tool=tool, kind="edit", paths=paths, detail=diff)
 
 
 # --- the tool ------------------------------------------------------------------------------
@@ -328,12 +342,8 @@ async def _execute(args: EditInput, ctx: ToolContext) -> ToolResult:
 
 
 def _permission(args: EditInput, ctx: ToolContext) -> PermissionRequest:
-    return PermissionRequest(
-        tool="edit",
-        kind="edit",
-        paths=(ctx.resolve(args.path),),
-        detail=preview_diff(ctx, args.path, [(args.old_string, args.new_string, args.replace_all)]),
-    )
+    edits = [(args.old_string, args.new_string, args.replace_all)]
+    return preview_request(ctx, "edit", args.path, edits)
 
 
 TOOL = define_tool(
@@ -352,9 +362,10 @@ __all__ = [
     "Loaded",
     "Replaced",
     "apply_edit",
+    "change_of",
     "change_result",
     "load_for_change",
-    "preview_diff",
+    "preview_request",
     "save_change",
     "snippet",
 ]

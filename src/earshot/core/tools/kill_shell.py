@@ -13,6 +13,7 @@ import msgspec
 
 from earshot.core.tools._shell import get_shell
 from earshot.core.tools.base import PermissionRequest, ToolContext, ToolResult, define_tool
+from earshot.core.tools.display import ShellStatus
 
 KILL_WAIT_S = 5.0
 
@@ -44,7 +45,7 @@ async def _execute(args: KillShellInput, ctx: ToolContext) -> ToolResult:
         f"killed {shell.id} and the processes it started (status: {status}); its unread "
         "output can still be read with bash_output",
         brief=f"killed {shell.id}",
-        display={"shell_id": shell.id, "status": status},
+        display=ShellStatus(shell_id=shell.id, status=status),
     )
 
 

@@ -13,7 +13,7 @@ from typing import Annotated
 import anyio
 import msgspec
 
-from earshot.core.tools._diff import capped_diff, diff_stats, unified_diff
+from earshot.core.tools._diff import diff_stats, unified_diff
 from earshot.core.tools._output import cap_text
 from earshot.core.tools.base import (
     PermissionRequest,
@@ -22,7 +22,13 @@ from earshot.core.tools.base import (
     ToolResult,
     define_tool,
 )
-from earshot.core.tools.edit import apply_edit, load_for_change, preview_diff, save_change
+from earshot.core.tools.edit import (
+    apply_edit,
+    change_of,
+    load_for_change,
+    preview_request,
+    save_change,
+)
 from earshot.core.tools.read import os_failure
 
 DESCRIPTION = """
@@ -96,7 +102,7 @@ def _multi_edit(args: MultiEditInput, ctx: ToolContext) -> ToolResult:
     return ToolResult.text(
         summary + shown.rstrip("\n"),
         brief=f"Edited {loaded.name} (+{added} -{removed})",
-        display={"diff": capped_diff(diff)},
+        display=change_of(loaded, loaded.file.text, text, diff),
     )
 
 
@@ -112,14 +118,8 @@ async def _execute(args: MultiEditInput, ctx: ToolContext) -> ToolResult:
 
 
 def _permission(args: MultiEditInput, ctx: ToolContext) -> PermissionRequest:
-    return PermissionRequest(
-        tool="multi_edit",
-        kind="edit",
-        paths=(ctx.resolve(args.path),),
-        detail=preview_diff(
-            ctx, args.path, [(e.old_string, e.new_string, e.replace_all) for e in args.edits]
-        ),
-    )
+    edits = [(e.old_string, e.new_string, e.replace_all) for e in args.edits]
+    return preview_request(ctx, "multi_edit", args.path, edits)
 
 
 TOOL = define_tool(

@@ -17,8 +17,8 @@ from typing import Annotated
 import msgspec
 
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
+from earshot.core.tools.display import TodoList
 from earshot.core.tools.state import Todo, TodoStatus
-from earshot.providers.types import JSONObject, JSONValue
 
 MARKERS: dict[TodoStatus, str] = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 
@@ -108,9 +108,7 @@ async def _execute(args: TodoWriteInput, ctx: ToolContext) -> ToolResult:
     ctx.state.todos = todos
     done = sum(1 for t in todos if t.status == "completed")
     brief = f"Todos: {done}/{len(todos)} done" if todos else "Todos cleared"
-    items: list[JSONValue] = [{"id": t.id, "content": t.content, "status": t.status} for t in todos]
-    display: JSONObject = {"todos": items}
-    return ToolResult.text(_summary(todos), brief=brief, display=display)
+    return ToolResult.text(_summary(todos), brief=brief, display=TodoList(todos=list(todos)))
 
 
 TOOL = define_tool(

@@ -36,8 +36,8 @@ from earshot.core.tools.base import (
     ToolResult,
     define_tool,
 )
+from earshot.core.tools.display import Fetched
 from earshot.providers.aio import race
-from earshot.providers.types import JSONObject
 
 if TYPE_CHECKING:
     import httpx
@@ -382,11 +382,7 @@ async def _execute(args: WebFetchInput, ctx: ToolContext) -> ToolResult:
             f"HTTP {page.status} {page.reason}".rstrip(),
         )
     text, brief = _render(args, url, page)
-    display: JSONObject = {
-        "url": page.url,
-        "status": page.status,
-        "content_type": _media_type(page.content_type),
-    }
+    display = Fetched(url=page.url, status=page.status, content_type=_media_type(page.content_type))
     return ToolResult.text(text, brief=brief, display=display)
 
 

@@ -22,6 +22,7 @@ from earshot.core.tools.base import (
     ToolResult,
     define_tool,
 )
+from earshot.core.tools.display import file_change
 from earshot.core.tools.read import (
     TextFile,
     decode_text,
@@ -97,7 +98,9 @@ def _write(args: WriteInput, ctx: ToolContext) -> ToolResult:
     else:
         text = f"Created {plan.name} ({lines} line{s})."
         brief = f"Created {plan.name} ({lines} line{s})"
-    return ToolResult.text(text, brief=brief, display={"diff": capped_diff(diff)})
+    old_text = plan.old.text if plan.old else None
+    change = file_change(str(plan.path), old_text, plan.text, capped_diff(diff))
+    return ToolResult.text(text, brief=brief, display=change)
 
 
 def _write_or_fail(args: WriteInput, ctx: ToolContext) -> ToolResult:
@@ -115,10 +118,13 @@ def _permission(args: WriteInput, ctx: ToolContext) -> PermissionRequest:
     path = ctx.resolve(args.path)
     try:
         plan = _plan(args, ctx)
-        detail = unified_diff(plan.old.text if plan.old else None, plan.text, plan.name)
     except (ToolError, OSError):
         detail = unified_diff(None, args.content, shown_path(ctx, path))
-    return PermissionRequest(tool="write", kind="edit", paths=(path,), detail=detail)
+        return PermissionRequest(tool="write", kind="edit", paths=(path,), detail=detail)
+    old_text = plan.old.text if plan.old else None
+    detail = unified_diff(old_text, plan.text, plan.name)
+    change = file_change(str(plan.path), old_text, plan.text, capped_diff(detail))
+    return PermissionRequest(tool="write", kind="edit", paths=(path,), detail=detail, change=change)
 
 
 TOOL = define_tool(
