@@ -87,7 +87,10 @@ class ToolBatch:
     results: list[ToolResultPart] = field(default_factory=list)
     snapshot_taken: bool = False
     mutated: bool = False
-    on_todos: Callable[[], Awaitable[None]] | None = None
+    observe: Callable[[ToolResult], Awaitable[None]] | None = None
+    """Sees every result a tool returned (not errors made here), as it arrives."""
+    reason_prefix: str = ""
+    """Put before the gate's reason when a person is asked ("verification check: ")."""
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -183,7 +186,9 @@ class ToolBatch:
         if self.approve is None:
             return "deny", HEADLESS_DENIAL
         approve = self.approve
-        ask = ApprovalRequest(call=call, request=request, reason=reason, title=title, parts=parts)
+        ask = ApprovalRequest(
+            call=call, request=request, reason=self.reason_prefix + reason, title=title, parts=parts
+        )
         answer, aborted = await race(lambda: approve(ask), self.ctx.abort)
         if aborted or answer is None:
             return "deny", "the turn was interrupted while waiting for approval"
@@ -225,8 +230,8 @@ class ToolBatch:
         )
         slot.brief = result.brief
         slot.display = result.display
-        if call.name == "todo_write" and self.on_todos is not None:
-            await self.on_todos()
+        if self.observe is not None:
+            await self.observe(result)
 
     def _flush(self, slots: list[_Slot]) -> list[AgentEvent]:
         out: list[AgentEvent] = []

@@ -12,8 +12,8 @@
                                                 retries and abort; a context_overflow
                                                 compacts and retries once)
         append the assistant message
-        no tool calls -> verify if files changed (verify.py; failures go back to the model)
-                         -> done
+        no tool calls -> verify if files changed (verify.py: the checks as one more tool
+                         batch; failures go back to the model) -> done
         gate + execute the calls               (_execute.ToolBatch: read-only concurrently,
                                                 mutating one at a time, emission order)
         append one tool message with one result per call
@@ -68,7 +68,8 @@ from earshot.core.events import (
 from earshot.core.input import TurnInput, user_message
 from earshot.core.model import ProviderModel
 from earshot.core.ports import Gate, ModelClient, Snapshotter, Transcript
-from earshot.core.tools.base import AnyTool, AskFn, ToolContext
+from earshot.core.tools.base import AnyTool, AskFn, ToolContext, ToolResult
+from earshot.core.tools.display import TodoList
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ToolState
 from earshot.providers import types as pt
@@ -324,9 +325,10 @@ class Agent:
             vision=vision,
         )
 
-    async def _save_todos(self) -> None:
-        if self.transcript is not None:
-            await self.transcript.append_todos(list(self.state.todos))
+    async def _observe(self, result: ToolResult) -> None:
+        """Keep what tool results change beyond the files: the todo list."""
+        if isinstance(result.display, TodoList) and self.transcript is not None:
+            await self.transcript.append_todos(list(result.display.todos))
 
     async def run_turn(self, turn_input: TurnInput) -> AsyncIterator[AgentEvent]:
         """Run one turn. ``InputError`` (raised before any event) means nothing was
@@ -435,12 +437,11 @@ class Agent:
                 if reason == "end_turn" and changed and not self.verify and self.verify_suggestion:
                     yield Notice(level="info", message=verify.hint(self.verify_suggestion))
                     self.verify_suggestion = None  # once a session
-                if reason == "end_turn" and changed and self.verify and "bash" in self.tools:
+                if reason == "end_turn" and changed and self.verify:
                     verify_round += 1
                     checks = verify.Checks()
                     async for check in verify.run(
                         self.verify,
-                        bash=self.tools["bash"],
                         ctx=self._context(),
                         gate=self.gate,
                         approve=self.approve,
@@ -460,7 +461,7 @@ class Agent:
                 gate=self.gate,
                 approve=self.approve,
                 undo=self.undo,
-                on_todos=self._save_todos,
+                observe=self._observe,
             )
             async for tool_event in batch.run(calls_made):
                 yield tool_event

@@ -1,8 +1,9 @@
 """Verification: the user's configured checks, run after a turn that changed files.
 
-Each command runs as a ``bash`` call through the session's permission gate, exactly as if
-the model had asked: a deny rule refuses it, an ask decision goes to the approver (or, with
-nobody to ask, leaves the check "blocked"). Failures are fed back to the model as a user
+The commands run as one batch of ``bash`` calls (``ToolBatch``, the batch every tool call
+goes through), exactly as if the model had asked: a deny rule refuses one, an ask decision
+goes to the approver, raced against an abort (or, with nobody to ask, leaves the check
+"blocked"); no undo snapshot is taken for them. Failures are fed back to the model as a user
 message, for up to ``rounds`` rounds; the turn's result then says passed, failed or blocked,
 and never reports success over a failed check.
 """
@@ -14,10 +15,18 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from earshot.core.approvals import Approval, ApprovalRequest, ApproveFn
-from earshot.core.events import Verification, VerificationRan
+from earshot.core._execute import ToolBatch
+from earshot.core.approvals import ApproveFn
+from earshot.core.events import (
+    PermissionDecided,
+    ToolFinished,
+    Verification,
+    VerificationRan,
+    result_text,
+)
 from earshot.core.ports import Gate
-from earshot.core.tools.base import AnyTool, ToolContext, ToolError
+from earshot.core.tools import bash
+from earshot.core.tools.base import ToolContext
 from earshot.core.tools.display import ShellExit
 from earshot.providers import types as pt
 
@@ -35,72 +44,78 @@ class Checks:
 async def run(
     commands: Sequence[str],
     *,
-    bash: AnyTool,
     ctx: ToolContext,
     gate: Gate,
     approve: ApproveFn | None,
     round: int,
     checks: Checks,
 ) -> AsyncIterator[VerificationRan]:
-    """Run every command in order (all of them, so the model sees every failure)."""
-    for number, command in enumerate(commands):
-        try:
-            prepared = bash.prepare({"command": command, "timeout": 600_000}, ctx)
-        except ToolError as exc:
-            event = VerificationRan(
-                command=command, passed=False, exit_code=None, output=exc.message, round=round
-            )
-            checks.outcome = "blocked"
-            yield event
-            continue
-        decision = gate.check(prepared.request, read_only=False)
-        allowed = decision.outcome == "allow"
-        why = decision.reason
-        if decision.outcome == "ask" and approve is not None:
-            call = pt.ToolCallPart(
-                id=f"verify-{round}-{number}", name=bash.name, input={"command": command}
-            )
-            answer: Approval = await approve(
-                ApprovalRequest(
-                    call=call,
-                    request=prepared.request,
-                    reason=f"verification check: {decision.reason}",
-                    title=f"verify: {command}",
-                    parts=tuple(v.command for v in decision.commands),
-                )
-            )
-            allowed = answer.decision != "deny"
-            if allowed and answer.decision == "allow_session":
-                gate.grant_session(prepared.request)
-            why = answer.reason or "denied by the user"
-        if not allowed:
-            checks.outcome = "blocked"
-            event = VerificationRan(
-                command=command,
-                passed=False,
-                exit_code=None,
-                output=f"not run: the permission gate refused it ({why})",
-                round=round,
-            )
-            checks.failures.append(event)
-            yield event
-            continue
-        result = await prepared.run()
-        exit_code = result.display.exit_code if isinstance(result.display, ShellExit) else None
-        text = "\n".join(p.text for p in result.content if isinstance(p, pt.TextPart))
-        passed = exit_code == 0 and not result.is_error
-        event = VerificationRan(
-            command=command,
-            passed=passed,
-            exit_code=exit_code,
-            output=text[-OUTPUT_TAIL:],
-            round=round,
+    """Run every command in order (all of them, so the model sees every failure), as one
+    batch of ``bash`` calls through the gate and the approval path every call takes."""
+    calls = [
+        pt.ToolCallPart(
+            id=f"verify-{round}-{number}",
+            name=bash.TOOL.name,
+            input={"command": command, "timeout": 600_000},
         )
-        if not passed:
+        for number, command in enumerate(commands)
+    ]
+    batch = ToolBatch(
+        tools={bash.TOOL.name: bash.TOOL},
+        ctx=ctx,
+        gate=gate,
+        approve=approve,
+        reason_prefix="verification check: ",
+    )
+    command_of = {call.id: command for call, command in zip(calls, commands, strict=True)}
+    decided: dict[str, PermissionDecided] = {}
+    async for event in batch.run(calls):
+        if isinstance(event, PermissionDecided):
+            decided[event.call_id] = event
+        elif isinstance(event, ToolFinished):
+            call_id = event.result.call_id
+            yield _checked(command_of[call_id], event, decided.get(call_id), round, checks)
+
+
+def _checked(
+    command: str,
+    finished: ToolFinished,
+    decided: PermissionDecided | None,
+    round: int,
+    checks: Checks,
+) -> VerificationRan:
+    """One check's outcome: blocked when it never ran (refused, or its arguments were),
+    passed when bash exited 0."""
+    result = finished.result
+    text = result_text(result)
+    if decided is None or decided.outcome == "deny":
+        checks.outcome = "blocked"
+        output = (
+            text
+            if decided is None
+            else (f"not run: the permission gate refused it ({decided.reason})")
+        )
+        event = VerificationRan(
+            command=command, passed=False, exit_code=None, output=output, round=round
+        )
+        if decided is not None:
             checks.failures.append(event)
-            if checks.outcome == "passed":
-                checks.outcome = "failed"
-        yield event
+        return event
+    display = finished.display
+    exit_code = display.exit_code if isinstance(display, ShellExit) else None
+    passed = exit_code == 0 and not result.is_error
+    event = VerificationRan(
+        command=command,
+        passed=passed,
+        exit_code=exit_code,
+        output=text[-OUTPUT_TAIL:],
+        round=round,
+    )
+    if not passed:
+        checks.failures.append(event)
+        if checks.outcome == "passed":
+            checks.outcome = "failed"
+    return event
 
 
 def suggest(cwd: Path) -> str | None:
