@@ -2,28 +2,23 @@
 
 ::
 
-    run_turn(input)
-      check input (vision) -> append user message
-      loop:
-        inject queued user messages            (steering: only here, between model calls)
-        stop if aborted / --max-turns / budget spent
-        compact if the context is near the window  (context.py: cap, prune, summarise)
-        stream the model                       (the ModelClient port: ProviderModel does
-                                                retries and abort; a context_overflow
-                                                compacts and retries once)
-        append the assistant message
-        no tool calls -> verify if files changed (verify.py: the checks as one more tool
-                         batch; failures go back to the model) -> done
-        gate + execute the calls               (_execute.ToolBatch: read-only concurrently,
-                                                mutating one at a time, emission order)
-        append one tool message with one result per call
+    run_turn(input)   check input (vision) -> append the user message -> the steps, over
+                      one ``Turn`` (turn.py), until one says stop:
+      _before_call    inject queued messages (steering: only here, between model calls);
+                      stop if aborted / --max-turns / budget spent; compact near the window
+      _call_model     stream the ModelClient (ProviderModel: retries, abort); a
+                      context_overflow compacts and retries once
+      _after_call     append the reply; no tool calls -> verify if files changed
+                      (verify.after_turn: the checks as a tool batch; failures go back)
+      _run_tools      ToolBatch: read-only concurrently, mutating one at a time; one tool
+                      message with one result per call
 
 Contracts: every tool call gets exactly one result, in emission order (unknown tools,
 invalid arguments, denials and interruptions included); a tool failure is an error result,
 never the end of a turn; only a failed model call ends a turn early (``TurnEnded(reason=
 "error")``); an abort stops the stream and running tools and still leaves a history every
 provider accepts; ``TurnEnded`` is always the last event. Core knows nothing of terminals,
-editors or MCP: extra tools arrive through ``create_session(extra_tools=...)``.
+editors or MCP: extra tools arrive through ``AgentSession.open(extra_tools=...)``.
 """
 
 from __future__ import annotations
@@ -55,7 +50,6 @@ from earshot.core.events import (
     CompactionStarted,
     ModelCallStarted,
     Notice,
-    PermissionDenial,
     ReasoningDelta,
     StopReason,
     TextDelta,
@@ -63,7 +57,6 @@ from earshot.core.events import (
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
-    Verification,
 )
 from earshot.core.input import TurnInput, user_message
 from earshot.core.model import ProviderModel
@@ -72,6 +65,7 @@ from earshot.core.tools.base import AnyTool, AskFn, ToolContext, ToolResult
 from earshot.core.tools.display import TodoList
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ToolState
+from earshot.core.turn import STOP_FOR_FINISH, Turn, interrupted
 from earshot.providers import types as pt
 from earshot.providers.pricing import cost_usd
 from earshot.providers.retry import RetryPolicy
@@ -79,15 +73,6 @@ from earshot.providers.target import Target
 
 if TYPE_CHECKING:
     import httpx
-
-_STOP_FOR_FINISH: dict[pt.FinishReason, StopReason] = {
-    "stop": "end_turn",
-    "tool_calls": "end_turn",
-    "length": "length",
-    "refusal": "refusal",
-    "error": "error",
-    "aborted": "aborted",
-}
 
 
 class Agent:
@@ -349,143 +334,161 @@ class Agent:
         yield TurnStarted(input=message)
         self._turn_usage = pt.Usage()
         self._turn_cost = 0.0
-        calls = 0
-        denials: list[PermissionDenial] = []
-        final_text = ""
-        reason: StopReason = "end_turn"
-        error: pt.ErrorEvent | None = None
-        overflow_retried = False
-        changed = False
-        verification: Verification = "not_configured" if not self.verify else "not_needed"
-        verify_round = 0
-        while True:
-            while self._queue:
-                injected = self._queue.popleft()
-                await self._append(injected)
-                yield UserMessageInjected(message=injected)
-            if self._abort.is_set():
-                reason = "aborted"
-                break
-            if self.max_turns is not None and calls >= self.max_turns:
-                reason = "max_turns"
-                break
-            if (
-                self.max_budget_usd is not None
-                and self.total_cost_usd is not None
-                and self.total_cost_usd >= self.max_budget_usd
-            ):
-                reason = "budget"
-                break
-            if self.context_tokens() >= self.policy.compact_at * self.window():
-                async for compacting in self._compact("auto"):
-                    yield compacting
-            calls += 1
-            yield ModelCallStarted(index=calls, model=self.target.ref)
-            finish: pt.Finish | None = None
-            error = None
-            async for event in self.model.stream(self._request(), self.target):
-                if isinstance(event, pt.TextDelta):
-                    yield TextDelta(text=event.text)
-                elif isinstance(event, pt.ReasoningDelta):
-                    yield ReasoningDelta(text=event.text)
-                elif isinstance(event, pt.ToolCallStart):
-                    yield ToolCallStreaming(id=event.id, name=event.name)
-                elif isinstance(event, pt.Finish):
-                    finish = event
-                elif isinstance(event, pt.ErrorEvent):
-                    error = event
-            if finish is None:
-                nothing_shown = error is None or error.partial is None or not error.partial.parts
-                if (
-                    error is not None
-                    and error.kind == "context_overflow"
-                    and not overflow_retried
-                    and nothing_shown
-                ):
-                    overflow_retried = True
-                    async for compacting in self._compact("overflow"):
-                        yield compacting
-                    continue
-                reason = "error"
-                if error is not None and error.partial is not None:
-                    await self._close_partial(error.partial)
-                break
-            self.gauge.observe(finish.usage)
-            call_cost = self._account(finish.usage)
-            if finish.reason == "aborted":
-                await self._close_partial(finish.message)
-                reason = "aborted"
-                break
-            reply = finish.message
-            if reply.parts:
-                await self._append(reply, usage=finish.usage, cost_usd=call_cost)
-            yield AssistantMessage(
-                message=reply,
-                model=self.target.ref,
-                finish_reason=finish.reason,
-                usage=finish.usage,
-                cost_usd=call_cost,
-                total_usage=self.total_usage,
-                total_cost_usd=self.total_cost_usd,
-            )
-            calls_made = [p for p in reply.parts if isinstance(p, pt.ToolCallPart)]
-            if not calls_made:
-                final_text = pt.text_of(reply)
-                reason = _STOP_FOR_FINISH[finish.reason]
-                if reason == "end_turn" and self._queue:
-                    continue
-                if reason == "end_turn" and changed and not self.verify and self.verify_suggestion:
-                    yield Notice(level="info", message=verify.hint(self.verify_suggestion))
-                    self.verify_suggestion = None  # once a session
-                if reason == "end_turn" and changed and self.verify:
-                    verify_round += 1
-                    checks = verify.Checks()
-                    async for check in verify.run(
-                        self.verify,
-                        ctx=self._context(),
-                        gate=self.gate,
-                        approve=self.approve,
-                        round=verify_round,
-                        checks=checks,
-                    ):
-                        yield check
-                    verification = checks.outcome
-                    changed = False
-                    if checks.outcome == "failed" and verify_round < self.verify_rounds:
-                        self._queue.append(verify.feedback(checks.failures))
-                        continue
-                break
-            batch = ToolBatch(
-                tools=self.tools,
-                ctx=self._context(),
-                gate=self.gate,
-                approve=self.approve,
-                undo=self.undo,
-                observe=self._observe,
-            )
-            async for tool_event in batch.run(calls_made):
-                yield tool_event
-            denials.extend(batch.denials)
-            changed = changed or batch.mutated
-            await self._append(pt.Message(role="tool", parts=list(batch.results)))
-            if self._abort.is_set():
-                reason = "aborted"
-                break
+        turn = Turn(verification="not_configured" if not self.verify else "not_needed")
+        steps = (self._before_call, self._call_model, self._after_call, self._run_tools)
+        while turn.next != "stop":
+            turn.next = "go"
+            for step in steps:
+                async for event in step(turn):
+                    yield event
+                if not turn.going:
+                    break
         if self.transcript is not None:
             await self.transcript.end_turn()
+        failed = turn.error if turn.reason == "error" else None
         yield TurnEnded(
-            reason=reason,
-            text=final_text,
-            model_calls=calls,
+            reason=turn.reason,
+            text=turn.final_text,
+            model_calls=turn.calls,
             usage=self._turn_usage,
             cost_usd=self._turn_cost,
             total_usage=self.total_usage,
             total_cost_usd=self.total_cost_usd,
-            permission_denials=denials,
-            error_kind=error.kind if error is not None and reason == "error" else None,
-            error=error.message if error is not None and reason == "error" else None,
-            verification=verification,
+            permission_denials=turn.denials,
+            error_kind=failed.kind if failed is not None else None,
+            error=failed.message if failed is not None else None,
+            verification=turn.verification,
         )
+
+    # --- the steps of a turn: each reads and writes ``Turn``; ``turn.next`` says what follows
+
+    async def _before_call(self, turn: Turn) -> AsyncIterator[AgentEvent]:
+        """Inject queued messages; stop on an abort or a spent limit; compact when the
+        context is near the window."""
+        while self._queue:
+            injected = self._queue.popleft()
+            await self._append(injected)
+            yield UserMessageInjected(message=injected)
+        stop = self._limit(turn)
+        if stop is not None:
+            turn.stop(stop)
+            return
+        if self.context_tokens() >= self.policy.compact_at * self.window():
+            async for compacting in self._compact("auto"):
+                yield compacting
+
+    def _limit(self, turn: Turn) -> StopReason | None:
+        if self._abort.is_set():
+            return "aborted"
+        if self.max_turns is not None and turn.calls >= self.max_turns:
+            return "max_turns"
+        if (
+            self.max_budget_usd is not None
+            and self.total_cost_usd is not None
+            and self.total_cost_usd >= self.max_budget_usd
+        ):
+            return "budget"
+        return None
+
+    async def _call_model(self, turn: Turn) -> AsyncIterator[AgentEvent]:
+        """Stream one model call; a failed call compacts and retries once after a context
+        overflow, else ends the turn (keeping what was said)."""
+        turn.calls += 1
+        yield ModelCallStarted(index=turn.calls, model=self.target.ref)
+        turn.finish, turn.error = None, None
+        async for event in self.model.stream(self._request(), self.target):
+            if isinstance(event, pt.TextDelta):
+                yield TextDelta(text=event.text)
+            elif isinstance(event, pt.ReasoningDelta):
+                yield ReasoningDelta(text=event.text)
+            elif isinstance(event, pt.ToolCallStart):
+                yield ToolCallStreaming(id=event.id, name=event.name)
+            elif isinstance(event, pt.Finish):
+                turn.finish = event
+            elif isinstance(event, pt.ErrorEvent):
+                turn.error = event
+        if turn.finish is not None:
+            return
+        error = turn.error
+        nothing_shown = error is None or error.partial is None or not error.partial.parts
+        if (
+            error is not None
+            and error.kind == "context_overflow"
+            and not turn.overflow_retried
+            and nothing_shown
+        ):
+            turn.overflow_retried = True
+            async for compacting in self._compact("overflow"):
+                yield compacting
+            turn.next = "again"
+            return
+        if error is not None and error.partial is not None:
+            await self._close_partial(error.partial)
+        turn.stop("error")
+
+    async def _after_call(self, turn: Turn) -> AsyncIterator[AgentEvent]:
+        """Account for the reply and append it; without tool calls the model has finished:
+        verify the changes, or end the turn."""
+        finish = turn.finish
+        assert finish is not None  # _call_model stopped the turn otherwise
+        self.gauge.observe(finish.usage)
+        call_cost = self._account(finish.usage)
+        if finish.reason == "aborted":
+            await self._close_partial(finish.message)
+            turn.stop("aborted")
+            return
+        reply = finish.message
+        if reply.parts:
+            await self._append(reply, usage=finish.usage, cost_usd=call_cost)
+        yield AssistantMessage(
+            message=reply,
+            model=self.target.ref,
+            finish_reason=finish.reason,
+            usage=finish.usage,
+            cost_usd=call_cost,
+            total_usage=self.total_usage,
+            total_cost_usd=self.total_cost_usd,
+        )
+        turn.tool_calls = [p for p in reply.parts if isinstance(p, pt.ToolCallPart)]
+        if turn.tool_calls:
+            return
+        turn.final_text = pt.text_of(reply)
+        turn.stop(STOP_FOR_FINISH[finish.reason])
+        if turn.reason != "end_turn":
+            return
+        if self._queue:
+            turn.next = "again"
+            return
+        if not turn.changed:
+            return
+        if not self.verify and self.verify_suggestion:
+            yield Notice(level="info", message=verify.hint(self.verify_suggestion))
+            self.verify_suggestion = None  # once a session
+        elif self.verify:
+            rounds, ctx = self.verify_rounds, self._context()
+            checks = verify.after_turn(turn, self.verify, rounds, ctx, self.gate, self.approve)
+            async for event in checks:
+                yield event
+            if turn.feedback is not None:
+                self._queue.append(turn.feedback)
+
+    async def _run_tools(self, turn: Turn) -> AsyncIterator[AgentEvent]:
+        """Gate and run the reply's tool calls; one tool message with one result each."""
+        batch = ToolBatch(
+            tools=self.tools,
+            ctx=self._context(),
+            gate=self.gate,
+            approve=self.approve,
+            undo=self.undo,
+            observe=self._observe,
+        )
+        async for tool_event in batch.run(turn.tool_calls):
+            yield tool_event
+        turn.denials.extend(batch.denials)
+        turn.changed = turn.changed or batch.mutated
+        await self._append(pt.Message(role="tool", parts=list(batch.results)))
+        if self._abort.is_set():
+            turn.stop("aborted")
 
     async def _close_partial(self, partial: pt.Message) -> None:
         """Keep what a cut-short model call produced, and give each of its tool calls an
@@ -493,18 +496,9 @@ class Agent:
         if not partial.parts:
             return
         await self._append(partial)
-        calls = [p for p in partial.parts if isinstance(p, pt.ToolCallPart)]
-        if calls:
-            results: list[pt.Part] = [
-                pt.ToolResultPart(
-                    call_id=call.id,
-                    name=call.name,
-                    content=[pt.TextPart(text="interrupted before this call ran")],
-                    is_error=True,
-                )
-                for call in calls
-            ]
-            await self._append(pt.Message(role="tool", parts=results))
+        answered = interrupted(partial)
+        if answered is not None:
+            await self._append(answered)
 
 
 __all__ = ["Agent"]

@@ -28,6 +28,7 @@ from earshot.core.ports import Gate
 from earshot.core.tools import bash
 from earshot.core.tools.base import ToolContext
 from earshot.core.tools.display import ShellExit
+from earshot.core.turn import Turn
 from earshot.providers import types as pt
 
 OUTPUT_TAIL = 4_000
@@ -118,6 +119,31 @@ def _checked(
     return event
 
 
+async def after_turn(
+    turn: Turn,
+    commands: Sequence[str],
+    rounds: int,
+    ctx: ToolContext,
+    gate: Gate,
+    approve: ApproveFn | None,
+) -> AsyncIterator[VerificationRan]:
+    """One round of checks after a turn that changed files: ``turn.verification`` says
+    how it went; a failed round with rounds left sets ``turn.feedback`` and asks for
+    another model call."""
+    turn.verify_round += 1
+    turn.changed = False
+    checks = Checks()
+    async for event in run(
+        commands, ctx=ctx, gate=gate, approve=approve, round=turn.verify_round, checks=checks
+    ):
+        yield event
+    turn.verification = checks.outcome
+    turn.feedback = None
+    if checks.outcome == "failed" and turn.verify_round < rounds:
+        turn.feedback = feedback(checks.failures)
+        turn.next = "again"
+
+
 def suggest(cwd: Path) -> str | None:
     """A check this project probably uses, to show (never to run) when none is configured."""
     pyproject = cwd / "pyproject.toml"
@@ -162,4 +188,4 @@ def feedback(failures: Sequence[VerificationRan]) -> pt.Message:
     return pt.Message(role="user", parts=[pt.TextPart(text=text)])
 
 
-__all__ = ["Checks", "feedback", "hint", "run", "suggest"]
+__all__ = ["Checks", "after_turn", "feedback", "hint", "run", "suggest"]
