@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -386,7 +387,7 @@ _NETWORK_SIGNS = (
     "failed to establish a new connection",
     "could not resolve hostname",
 )
-_PATH_IN_LINE = re.compile(r"""['"`‘’]?(/[^\s'"`‘’:]+)['"`‘’]?:? *(?:: )?""")
+_PATH_IN_LINE = re.compile(r"""(?:^|[\s'"`‘(])(/[^\s'"`‘’:]+)""")
 
 
 def sandbox_failure(output: str, policy: Policy) -> str | None:
@@ -432,13 +433,48 @@ class Sandbox:
     notice: str = ""
     _created: set[Path] = field(default_factory=set)
 
+    _probed: bool = False
+    _pending: str = ""
+
+    def take_note(self) -> str:
+        """What the model should be told once about the sandbox (it could not start)."""
+        note, self._pending = self._pending, ""
+        return note
+
     @property
     def active(self) -> bool:
         return self.backend is not None
 
+    def _probe(self) -> None:
+        """Once per session, before the first command: check that the backend can start
+        at all (a container may forbid the namespaces bwrap needs). A backend that cannot is
+        dropped, and ``notice`` says why."""
+        if self._probed or self.backend is None or self.backend.kind != "bwrap":
+            self._probed = True
+            return
+        self._probed = True
+        probe = [self.backend.path, "--ro-bind", "/", "/", "--unshare-net", "--", "true"]
+        try:
+            done = subprocess.run(probe, capture_output=True, text=True, timeout=10, check=False)
+            failure = (
+                "" if done.returncode == 0 else done.stderr.strip() or f"exit {done.returncode}"
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            failure = str(exc)
+        if failure:
+            self.backend = None
+            self._pending = self.notice = (
+                f"bubblewrap is installed but cannot start here ({failure[:200]}), so shell "
+                "commands run without the OS sandbox"
+                if self.config.mode != "required"
+                else f"bubblewrap is installed but cannot start here ({failure[:200]}), and "
+                'sandbox.mode is "required", so shell commands are refused'
+            )
+
     def wrap(self, argv: Sequence[str], tmpdir: Path | None = None) -> list[str]:
         """``argv`` confined (or as it is when the sandbox is off); raises
         ``SandboxUnavailable`` in mode required without a sandbox."""
+        self._probe()
         backend = self.backend
         if backend is None:
             if self.config.mode == "required":

@@ -273,6 +273,8 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
     plain = [choice.path, "-c", args.command]
     run = await _run(_confined(ctx, plain), timeout_ms, ctx, choice.path)
     sandbox = ctx.state.sandbox
+    if sandbox is not None and (note := sandbox.take_note()):
+        notes.append(note)
     if run.outcome == "exited" and run.code != 0 and sandbox is not None and sandbox.active:
         why = sandbox.blocked_by(run.collected.text())
         if why is not None:

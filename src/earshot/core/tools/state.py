@@ -57,6 +57,10 @@ class ShellSandbox(Protocol):
 
     def tidy(self) -> None: ...
 
+    def take_note(self) -> str:
+        """A note for the model, once (the sandbox could not start), else empty."""
+        ...
+
 
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
