@@ -98,6 +98,17 @@ async def test_a_write_outside_the_project_fails(ctx: ToolContext, outside_dir: 
 
 
 @pytest.mark.anyio
+async def test_a_blocked_step_in_a_command_that_goes_on_is_still_named(
+    ctx: ToolContext, outside_dir: Path
+) -> None:
+    result = await run(ctx, f"echo x > {outside_dir / 'x'}; echo after")
+    text = text_of(result)
+    assert "after" in text
+    assert "exit code: 0" in text
+    assert "part of this command seems to have been stopped by the OS sandbox" in text
+
+
+@pytest.mark.anyio
 async def test_git_internals_that_run_code_cannot_be_written(
     ctx: ToolContext, project: Path
 ) -> None:

@@ -275,13 +275,17 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
     sandbox = ctx.state.sandbox
     if sandbox is not None and (note := sandbox.take_note()):
         notes.append(note)
-    if run.outcome == "exited" and run.code != 0 and sandbox is not None and sandbox.active:
-        why = sandbox.blocked_by(run.collected.text())
-        if why is not None:
-            note, rerun = await _escalation(args, ctx, why)
-            notes.append(note)
-            if rerun:
-                run = await _run(plain, timeout_ms, ctx, choice.path)
+    why = sandbox.blocked_by(run.collected.text()) if sandbox is not None else None
+    if why is not None and run.outcome == "exited" and run.code == 0:
+        notes.append(
+            f"part of this command seems to have been stopped by the OS sandbox: {why}; "
+            "the command went on and exited 0"
+        )
+    elif why is not None and run.outcome == "exited":
+        note, rerun = await _escalation(args, ctx, why)
+        notes.append(note)
+        if rerun:
+            run = await _run(plain, timeout_ms, ctx, choice.path)
     return _result(args, ctx, run, timeout_ms, notes)
 
 
