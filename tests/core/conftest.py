@@ -1,4 +1,4 @@
-"""Fixtures for sessions built through create_session against the fake provider."""
+"""Fixtures for sessions built through AgentSession.open against the fake provider."""
 
 from __future__ import annotations
 

@@ -52,6 +52,13 @@ FLAGS: tuple[Flag, ...] = (
         "plan, ask, accept-edits, auto or yolo.",
     ),
     Flag(
+        ("--sandbox",),
+        "sandbox",
+        "str",
+        "MODE",
+        "OS sandbox for shell commands: auto, required or off.",
+    ),
+    Flag(
         ("--allow",), "allow", "list", "RULE", "Allow calls matching RULE, e.g. 'Bash(npm test)'."
     ),
     Flag(("--ask",), "ask", "list", "RULE", "Ask before calls matching RULE."),
@@ -149,6 +156,7 @@ def session_options(values: dict[str, FlagValue], cwd: Path) -> SessionOptions:
         cwd=cwd,
         model=text_flag(values, "model"),
         permission_mode=text_flag(values, "permission_mode"),
+        sandbox=text_flag(values, "sandbox"),
         allow=words_flag(values, "allow"),
         ask=words_flag(values, "ask"),
         deny=words_flag(values, "deny"),

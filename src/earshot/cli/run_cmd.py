@@ -28,7 +28,7 @@ from earshot.cli.headless import (
     exit_status,
     parse_output_format,
 )
-from earshot.core.events import TurnEnded
+from earshot.core.events import Notice, TurnEnded
 from earshot.core.options import SessionOptions
 from earshot.providers import types as pt
 
@@ -107,8 +107,6 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
         raise HeadlessUsageError(f"--cwd {cwd}: no such directory")
     images = [image_part(source, cwd) for source in options.images]
     session = AgentSession.open(replace(options.session, cwd=cwd))
-    for warning in session.warnings:
-        sys.stderr.write(f"earshot: warning: {warning}\n")
     renderer = HeadlessRenderer(fmt, sys.stdout, sys.stderr, verbose=options.verbose)
     renderer.init(
         InitInfo(
@@ -121,6 +119,8 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
             memory_files=session.memory_files,
         )
     )
+    for warning in session.warnings:
+        renderer.event(Notice(level="warning", message=warning))
     turn_input: str | list[pt.TextPart | pt.ImagePart]
     turn_input = [pt.TextPart(text=options.prompt), *images] if images else options.prompt
     started = time.perf_counter()

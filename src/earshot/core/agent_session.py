@@ -40,9 +40,11 @@ from earshot.core.memory import load_memory, memory_prompt
 from earshot.core.options import SessionOptions
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
 from earshot.core.prompt import git_summary, system_prompt
+from earshot.core.sandbox import load_sandbox_config, open_sandbox
+from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
-from earshot.core.settings import Settings, SettingsError, load_settings
+from earshot.core.settings import Settings, SettingsError, load_settings, project_root
 from earshot.core.targets import (
     DEFAULT_MODELS,
     NoModelError,
@@ -186,8 +188,10 @@ class AgentSession:
                 if options.permission_mode
                 else rules.default_mode
             )
+            sandbox_mode = parse_sandbox_mode(options.sandbox) if options.sandbox else None
         except ValueError as exc:
             raise SessionSetupError(str(exc)) from exc
+        sandbox_config = load_sandbox_config(settings.files, project_root(cwd), mode=sandbox_mode)
         store = SessionStore(cwd)
         source: str | None = options.resume
         if source is None and options.continue_latest:
@@ -211,6 +215,13 @@ class AgentSession:
         resumed = source is not None
         history: list[pt.Message] = transcript.history() if resumed else []
         state = ToolState()
+        state.sandbox = confined = open_sandbox(
+            cwd,
+            sandbox_config,
+            additional=rules.additional_directories,
+            protected=rules.protected_directories,
+        )
+        notices = [*sandbox_config.ignored, *([confined.notice] if confined.notice else [])]
         if resumed:
             state.todos = list(transcript.todos())
         tools = [*BUILTIN, *extra_tools]
@@ -258,7 +269,7 @@ class AgentSession:
             ask=ask,
             extra_tools=extra_tools,
             resumed=resumed,
-            warnings=list(transcript.warnings()) if resumed else [],
+            warnings=[*(transcript.warnings() if resumed else ()), *notices],
             memory_files=[str(f.path) for f in memory],
         )
         session._catalog = catalog

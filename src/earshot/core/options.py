@@ -16,6 +16,7 @@ class SessionOptions:
     cwd: Path
     model: str | None = None
     permission_mode: str | None = None
+    sandbox: str | None = None
     allow: Sequence[str] = ()
     ask: Sequence[str] = ()
     deny: Sequence[str] = ()
