@@ -11,7 +11,7 @@ from typing import Annotated
 import anyio
 import msgspec
 
-from earshot.core.agent import Agent
+from earshot.core.loop.agent import Agent
 from earshot.core.events import AgentEvent
 from earshot.core.permissions import Mode
 from earshot.core.tools.base import (

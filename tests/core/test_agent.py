@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from earshot.core.agent import Agent
+from earshot.core.loop.agent import Agent
 from earshot.core.events import (
     AgentEvent,
     AssistantMessage,

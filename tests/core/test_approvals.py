@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from earshot.core.agent import Agent
+from earshot.core.loop.agent import Agent
 from earshot.core.approvals import Approval, ApprovalRequest
 from earshot.core.events import PermissionDecided
 from earshot.core.permissions import PermissionGate, load_rules

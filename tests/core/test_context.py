@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from earshot.core.agent import Agent
+from earshot.core.loop.agent import Agent
 from earshot.core.agent_session import AgentSession
 from earshot.core.context import ContextPolicy, estimate, shape
 from earshot.core.events import (

@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from earshot.core._execute import HEADLESS_DENIAL
-from earshot.core.agent import Agent
+from earshot.core.loop.agent import Agent
 from earshot.core.events import (
     AgentEvent,
     PermissionDecided,

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from earshot._base.errors import UserError
 from earshot.core import verify
-from earshot.core.agent import Agent
+from earshot.core.loop.agent import Agent
 from earshot.core.approvals import ApproveFn
 from earshot.core.events import AgentEvent, AssistantMessage
 from earshot.core.input import TurnInput
