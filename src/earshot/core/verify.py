@@ -28,7 +28,7 @@ from earshot.core.ports import Gate
 from earshot.core.tools import bash
 from earshot.core.tools.base import ToolContext
 from earshot.core.tools.display import ShellExit
-from earshot.core.turn import Turn
+from earshot.core.loop.turn import Turn
 from earshot.providers import types as pt
 
 OUTPUT_TAIL = 4_000
