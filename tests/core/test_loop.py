@@ -20,7 +20,7 @@ from earshot.core.events import (
     UserMessageInjected,
 )
 from earshot.core.input import InputError
-from earshot.core.model import ScriptedModel, ScriptedReply, call, calls
+from earshot.core.loop.model import ScriptedModel, ScriptedReply, call, calls
 from earshot.core.tools.base import AnyTool
 from earshot.core.tools.edit import TOOL as EDIT
 from earshot.core.tools.read import TOOL as READ

@@ -85,7 +85,7 @@ class Transcript(Protocol):
 
 
 if TYPE_CHECKING:  # the real implementations conform (checked by mypy, never run)
-    from earshot.core.model import ProviderModel, ScriptedModel
+    from earshot.core.loop.model import ProviderModel, ScriptedModel
     from earshot.core.permissions.gate import PermissionGate
     from earshot.core.session import Session
 

@@ -59,7 +59,7 @@ from earshot.core.events import (
     UserMessageInjected,
 )
 from earshot.core.input import TurnInput, user_message
-from earshot.core.model import ProviderModel
+from earshot.core.loop.model import ProviderModel
 from earshot.core.ports import Gate, ModelClient, Snapshotter, Transcript
 from earshot.core.tools.base import AnyTool, AskFn, ToolContext, ToolResult
 from earshot.core.tools.display import TodoList
