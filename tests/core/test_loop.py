@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from earshot.core._execute import HEADLESS_DENIAL
+from earshot.core.loop._execute import HEADLESS_DENIAL
 from earshot.core.loop.agent import Agent
 from earshot.core.events import (
     AgentEvent,

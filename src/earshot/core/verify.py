@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from earshot.core._execute import ToolBatch
+from earshot.core.loop._execute import ToolBatch
 from earshot.core.approvals import ApproveFn
 from earshot.core.events import (
     PermissionDecided,

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from earshot.core import verify
-from earshot.core._execute import ToolBatch
+from earshot.core.loop._execute import ToolBatch
 from earshot.core.approvals import ApproveFn, sandbox_escalation
 from earshot.core.context import (
     ContextPolicy,
