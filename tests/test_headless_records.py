@@ -26,7 +26,7 @@ from earshot.cli.headless import (
     load_schema,
     parse_output_format,
 )
-from earshot.core.events import (
+from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
     ModelCallStarted,

@@ -12,7 +12,7 @@ import anyio
 import msgspec
 
 from earshot.core.loop.agent import Agent
-from earshot.core.events import AgentEvent
+from earshot.core.loop.events import AgentEvent
 from earshot.core.permissions import Mode
 from earshot.core.tools.base import (
     AnyTool,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from earshot.core.loop.agent import Agent
-from earshot.core.events import (
+from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
     TextDelta,

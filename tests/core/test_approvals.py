@@ -8,7 +8,7 @@ import pytest
 
 from earshot.core.loop.agent import Agent
 from earshot.core.approvals import Approval, ApprovalRequest
-from earshot.core.events import PermissionDecided
+from earshot.core.loop.events import PermissionDecided
 from earshot.core.permissions import PermissionGate, load_rules
 from earshot.core.settings import Settings
 from earshot.core.tools.registry import builtin_tools

@@ -11,7 +11,7 @@ import pytest
 from earshot.core.loop.agent import Agent
 from earshot.core.agent_session import AgentSession
 from earshot.core.context import ContextPolicy, estimate, shape
-from earshot.core.events import (
+from earshot.core.loop.events import (
     AgentEvent,
     CompactionEnded,
     TurnEnded,
@@ -297,7 +297,7 @@ def test_a_likely_check_is_detected_from_the_project(tmp_path: Path) -> None:
 async def test_an_unconfigured_project_is_shown_its_likely_check_once(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
-    from earshot.core.events import Notice
+    from earshot.core.loop.events import Notice
 
     fake_provider.script(
         anthropic.tool_calls_turn([ToolCallSpec("b1", "bash", {"command": "touch a"})]),

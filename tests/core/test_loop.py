@@ -11,7 +11,7 @@ import pytest
 
 from earshot.core.loop._execute import HEADLESS_DENIAL
 from earshot.core.loop.agent import Agent
-from earshot.core.events import (
+from earshot.core.loop.events import (
     AgentEvent,
     PermissionDecided,
     ToolCallRequested,

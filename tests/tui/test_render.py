@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from earshot.cli.tui_cmd import split_prompt
-from earshot.core.events import (
+from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
     ModelCallStarted,

@@ -35,7 +35,7 @@ from earshot.acp._options import model_option
 from earshot.acp._updates import STOP_REASONS, AcpStopReason, Turn, Update, said
 from earshot.core import commands
 from earshot.core.agent_session import AgentSession, CommandError
-from earshot.core.events import PermissionDecided, ToolFinished, TurnEnded
+from earshot.core.loop.events import PermissionDecided, ToolFinished, TurnEnded
 from earshot.core.input import InputError
 from earshot.providers.types import ImagePart, TextPart
 

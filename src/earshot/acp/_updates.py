@@ -51,7 +51,7 @@ from acp.schema import (
 )
 
 from earshot.acp._tools import EDIT_TOOLS, kind_of, locations, title_of
-from earshot.core.events import (
+from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
     CompactionEnded,

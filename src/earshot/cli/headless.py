@@ -30,7 +30,7 @@ from typing import Literal, TextIO, TypeAlias, assert_never
 
 import msgspec
 
-from earshot.core.events import (
+from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
     CompactionEnded,

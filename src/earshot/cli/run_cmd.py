@@ -28,7 +28,7 @@ from earshot.cli.headless import (
     exit_status,
     parse_output_format,
 )
-from earshot.core.events import Notice, TurnEnded
+from earshot.core.loop.events import Notice, TurnEnded
 from earshot.core.options import SessionOptions
 from earshot.providers import types as pt
 

@@ -34,7 +34,7 @@ from earshot._base.errors import UserError
 from earshot.core import verify
 from earshot.core.loop.agent import Agent
 from earshot.core.approvals import ApproveFn
-from earshot.core.events import AgentEvent, AssistantMessage
+from earshot.core.loop.events import AgentEvent, AssistantMessage
 from earshot.core.input import TurnInput
 from earshot.core.memory import load_memory, memory_prompt
 from earshot.core.options import SessionOptions

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from earshot._base.errors import UserError
 from earshot.core.agent_session import AgentSession
-from earshot.core.events import AgentEvent
+from earshot.core.loop.events import AgentEvent
 from earshot.core.permissions import MODES
 from earshot.providers.errors import ProviderError
 from earshot.providers.types import text_of

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from earshot.core.loop._execute import ToolBatch
 from earshot.core.approvals import ApproveFn
-from earshot.core.events import (
+from earshot.core.loop.events import (
     PermissionDecided,
     ToolFinished,
     Verification,

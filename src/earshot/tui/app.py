@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     # Imported where used: the input box is on screen before any of these is loaded.
     from earshot.core.agent_session import AgentSession
     from earshot.core.approvals import Approval, ApprovalRequest
-    from earshot.core.events import AgentEvent
+    from earshot.core.loop.events import AgentEvent
     from earshot.core.input import TurnInput
     from earshot.core.options import SessionOptions
     from earshot.core.permissions import Mode
@@ -334,7 +334,7 @@ class Tui:
         self.turn = asyncio.get_running_loop().create_task(self._drive(turn_input or text))
 
     async def _drive(self, turn_input: TurnInput) -> None:
-        from earshot.core.events import UserMessageInjected
+        from earshot.core.loop.events import UserMessageInjected
         from earshot.core.input import InputError
 
         session = self.session

@@ -30,7 +30,7 @@ from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
-from earshot.core.events import (
+from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
     CompactionEnded,

@@ -18,7 +18,7 @@ from typing import TypeVar
 import anyio
 
 from earshot.core.approvals import ApprovalRequest, ApproveFn
-from earshot.core.events import (
+from earshot.core.loop.events import (
     AgentEvent,
     Notice,
     PermissionDecided,

@@ -42,7 +42,7 @@ from earshot.core.context import (
     shape,
     summarise,
 )
-from earshot.core.events import (
+from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
     CompactionEnded,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from earshot.core.events import PermissionDenial, StopReason, Verification
+from earshot.core.loop.events import PermissionDenial, StopReason, Verification
 from earshot.providers import types as pt
 
 STOP_FOR_FINISH: dict[pt.FinishReason, StopReason] = {
