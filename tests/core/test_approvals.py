@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from earshot.core.loop.agent import Agent
-from earshot.core.approvals import Approval, ApprovalRequest
+from earshot.core.loop.approvals import Approval, ApprovalRequest
 from earshot.core.loop.events import PermissionDecided
 from earshot.core.permissions import PermissionGate, load_rules
 from earshot.core.settings import Settings

@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from earshot.core.approvals import Approval, ApprovalRequest, sandbox_escalation
+from earshot.core.loop.approvals import Approval, ApprovalRequest, sandbox_escalation
 from earshot.core.permissions import PermissionGate, RuleSet
 from earshot.core.sandbox import Backend, SandboxConfig, find_backend, open_sandbox
 from earshot.core.tools import bash_output

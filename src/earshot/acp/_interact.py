@@ -37,7 +37,7 @@ from acp.schema import (
 
 from earshot.acp._tools import kind_of
 from earshot.acp._updates import Turn, raw_input
-from earshot.core.approvals import Approval, ApprovalRequest
+from earshot.core.loop.approvals import Approval, ApprovalRequest
 from earshot.core.tools.base import Question, ToolError
 
 log = logging.getLogger("earshot.acp")

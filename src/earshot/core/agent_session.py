@@ -33,7 +33,7 @@ from pathlib import Path
 from earshot._base.errors import UserError
 from earshot.core import verify
 from earshot.core.loop.agent import Agent
-from earshot.core.approvals import ApproveFn
+from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
 from earshot.core.input import TurnInput
 from earshot.core.memory import load_memory, memory_prompt

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from earshot.core.loop._execute import ToolBatch
-from earshot.core.approvals import ApproveFn
+from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import (
     PermissionDecided,
     ToolFinished,

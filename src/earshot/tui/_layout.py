@@ -246,7 +246,7 @@ def focus(tui: Tui, name: str) -> None:
 
 
 def _resolve(tui: Tui, decision: Decision, reason: str = "") -> None:
-    from earshot.core.approvals import Approval
+    from earshot.core.loop.approvals import Approval
 
     pending = tui.approval
     if pending is not None and not pending.future.done():

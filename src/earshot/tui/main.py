@@ -20,7 +20,7 @@ from earshot.tui.app import Tui
 
 if TYPE_CHECKING:
     from earshot.core.agent_session import AgentSession
-    from earshot.core.approvals import Approval, ApprovalRequest
+    from earshot.core.loop.approvals import Approval, ApprovalRequest
     from earshot.core.tools.base import Question
 
 ONBOARD = 3

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import anyio
 
-from earshot.core.approvals import ApprovalRequest, ApproveFn
+from earshot.core.loop.approvals import ApprovalRequest, ApproveFn
 from earshot.core.loop.events import (
     AgentEvent,
     Notice,

@@ -32,7 +32,7 @@ import anyio
 
 from earshot.core import verify
 from earshot.core.loop._execute import ToolBatch
-from earshot.core.approvals import ApproveFn, sandbox_escalation
+from earshot.core.loop.approvals import ApproveFn, sandbox_escalation
 from earshot.core.context import (
     ContextPolicy,
     TokenGauge,
