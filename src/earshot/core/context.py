@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import anyio
 import msgspec
 
-from earshot.core.ports import ModelClient
+from earshot.core.loop.ports import ModelClient
 from earshot.providers import types as pt
 from earshot.providers.target import Target
 

@@ -24,7 +24,7 @@ from earshot.core.loop.events import (
     VerificationRan,
     result_text,
 )
-from earshot.core.ports import Gate
+from earshot.core.loop.ports import Gate
 from earshot.core.tools import bash
 from earshot.core.tools.base import ToolContext
 from earshot.core.tools.display import ShellExit

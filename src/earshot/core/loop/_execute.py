@@ -27,7 +27,7 @@ from earshot.core.loop.events import (
     ToolFinished,
     denial,
 )
-from earshot.core.ports import Gate, Snapshotter
+from earshot.core.loop.ports import Gate, Snapshotter
 from earshot.core.tools.base import (
     AnyTool,
     PermissionRequest,

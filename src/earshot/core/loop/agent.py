@@ -60,7 +60,7 @@ from earshot.core.loop.events import (
 )
 from earshot.core.input import TurnInput, user_message
 from earshot.core.loop.model import ProviderModel
-from earshot.core.ports import Gate, ModelClient, Snapshotter, Transcript
+from earshot.core.loop.ports import Gate, ModelClient, Snapshotter, Transcript
 from earshot.core.tools.base import AnyTool, AskFn, ToolContext, ToolResult
 from earshot.core.tools.display import TodoList
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps

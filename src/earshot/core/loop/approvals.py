@@ -19,7 +19,7 @@ from earshot.providers.aio import race
 from earshot.providers.types import ToolCallPart
 
 if TYPE_CHECKING:
-    from earshot.core.ports import Gate
+    from earshot.core.loop.ports import Gate
 
 
 @dataclass(frozen=True, kw_only=True)
