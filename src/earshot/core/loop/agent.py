@@ -33,7 +33,7 @@ import anyio
 from earshot.core import verify
 from earshot.core.loop._execute import ToolBatch
 from earshot.core.loop.approvals import ApproveFn, sandbox_escalation
-from earshot.core.context import (
+from earshot.core.loop.context import (
     ContextPolicy,
     TokenGauge,
     estimate,
