@@ -283,7 +283,7 @@ async def test_budget_from_settings_stops_before_the_next_call(
 
 
 def test_a_likely_check_is_detected_from_the_project(tmp_path: Path) -> None:
-    from earshot.core.verify import suggest
+    from earshot.core.loop.verify import suggest
 
     assert suggest(tmp_path) is None
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")

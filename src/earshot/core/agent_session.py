@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from earshot._base.errors import UserError
-from earshot.core import verify
+from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage

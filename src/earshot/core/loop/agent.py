@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from earshot.core import verify
+from earshot.core.loop import verify
 from earshot.core.loop._execute import ToolBatch
 from earshot.core.loop.approvals import ApproveFn, sandbox_escalation
 from earshot.core.loop.context import (
