@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from earshot.core.input import InputError, image_part, user_message
+from earshot.core.loop.input import InputError, image_part, user_message
 from earshot.providers.models import ModelInfo
 from earshot.providers.types import ImagePart, TextPart
 from tests.wire.cases import PNG_1PX

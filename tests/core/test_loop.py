@@ -19,7 +19,7 @@ from earshot.core.loop.events import (
     TurnEnded,
     UserMessageInjected,
 )
-from earshot.core.input import InputError
+from earshot.core.loop.input import InputError
 from earshot.core.loop.model import ScriptedModel, ScriptedReply, call, calls
 from earshot.core.tools.base import AnyTool
 from earshot.core.tools.edit import TOOL as EDIT

@@ -36,7 +36,7 @@ from earshot.acp._updates import STOP_REASONS, AcpStopReason, Turn, Update, said
 from earshot.core import commands
 from earshot.core.agent_session import AgentSession, CommandError
 from earshot.core.loop.events import PermissionDecided, ToolFinished, TurnEnded
-from earshot.core.input import InputError
+from earshot.core.loop.input import InputError
 from earshot.providers.types import ImagePart, TextPart
 
 INVALID_PARAMS = -32602

@@ -100,7 +100,7 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     import anyio
 
     from earshot.core.agent_session import AgentSession
-    from earshot.core.input import image_part
+    from earshot.core.loop.input import image_part
 
     cwd = options.session.cwd.resolve()
     if not cwd.is_dir():

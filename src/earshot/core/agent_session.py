@@ -35,7 +35,7 @@ from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
-from earshot.core.input import TurnInput
+from earshot.core.loop.input import TurnInput
 from earshot.core.memory import load_memory, memory_prompt
 from earshot.core.options import SessionOptions
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode

@@ -19,7 +19,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 if TYPE_CHECKING:
-    from earshot.core.input import TurnInput
+    from earshot.core.loop.input import TurnInput
     from earshot.tui.app import Attachments
 
 PASTE_CHARS = 800
@@ -57,7 +57,7 @@ def placeholder_for(data: str, attachments: Attachments, cwd: Path) -> str:
 def build_input(raw: str, attachments: Attachments, cwd: Path) -> tuple[str, TurnInput]:
     """``(shown, input)``: the text as the scrollback shows it (placeholders kept) and the
     turn input (pastes expanded, images as parts). Raises ``InputError`` for a bad image."""
-    from earshot.core.input import image_part
+    from earshot.core.loop.input import image_part
     from earshot.providers import types as pt
 
     text = raw

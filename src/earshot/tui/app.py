@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from earshot.core.agent_session import AgentSession
     from earshot.core.loop.approvals import Approval, ApprovalRequest
     from earshot.core.loop.events import AgentEvent
-    from earshot.core.input import TurnInput
+    from earshot.core.loop.input import TurnInput
     from earshot.core.options import SessionOptions
     from earshot.core.permissions import Mode
     from earshot.core.tools.base import Question
@@ -262,7 +262,7 @@ class Tui:
         self.handle(raw)
 
     def handle(self, raw: str) -> None:
-        from earshot.core.input import InputError
+        from earshot.core.loop.input import InputError
         from earshot.tui import commands
         from earshot.tui._attach import build_input
 
@@ -314,7 +314,7 @@ class Tui:
 
     def send(self, text: str, turn_input: TurnInput | None = None) -> None:
         """Start a turn, or queue the message when one is running."""
-        from earshot.core.input import InputError
+        from earshot.core.loop.input import InputError
         from earshot.tui.render import user_block
 
         if self.busy:
@@ -335,7 +335,7 @@ class Tui:
 
     async def _drive(self, turn_input: TurnInput) -> None:
         from earshot.core.loop.events import UserMessageInjected
-        from earshot.core.input import InputError
+        from earshot.core.loop.input import InputError
 
         session = self.session
         feed = self.live_feed()

@@ -58,7 +58,7 @@ from earshot.core.loop.events import (
     TurnStarted,
     UserMessageInjected,
 )
-from earshot.core.input import TurnInput, user_message
+from earshot.core.loop.input import TurnInput, user_message
 from earshot.core.loop.model import ProviderModel
 from earshot.core.loop.ports import Gate, ModelClient, Snapshotter, Transcript
 from earshot.core.tools.base import AnyTool, AskFn, ToolContext, ToolResult
