@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from earshot.core.loop.agent import Agent
 from earshot.core.agent_session import AgentSession
+from earshot.core.loop.agent import Agent
 from earshot.core.loop.context import ContextPolicy, estimate, shape
 from earshot.core.loop.events import (
     AgentEvent,

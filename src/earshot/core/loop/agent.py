@@ -61,11 +61,11 @@ from earshot.core.loop.events import (
 from earshot.core.loop.input import TurnInput, user_message
 from earshot.core.loop.model import ProviderModel
 from earshot.core.loop.ports import Gate, ModelClient, Snapshotter, Transcript
+from earshot.core.loop.turn import STOP_FOR_FINISH, Turn, interrupted
 from earshot.core.tools.base import AnyTool, AskFn, ToolContext, ToolResult
 from earshot.core.tools.display import TodoList
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ToolState
-from earshot.core.loop.turn import STOP_FOR_FINISH, Turn, interrupted
 from earshot.providers import types as pt
 from earshot.providers.pricing import cost_usd
 from earshot.providers.retry import RetryPolicy

@@ -25,10 +25,10 @@ from earshot.core.loop.events import (
     result_text,
 )
 from earshot.core.loop.ports import Gate
+from earshot.core.loop.turn import Turn
 from earshot.core.tools import bash
 from earshot.core.tools.base import ToolContext
 from earshot.core.tools.display import ShellExit
-from earshot.core.loop.turn import Turn
 from earshot.providers import types as pt
 
 OUTPUT_TAIL = 4_000
