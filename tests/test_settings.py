@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from earshot.core.settings import SettingsError, load_settings
+from earshot.core.config.settings import SettingsError, load_settings
 from earshot.providers.jsonfile import parse_json_object
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from earshot.core.settings import Settings
+from earshot.core.config.settings import Settings
 from earshot.core.targets import (
     DEFAULT_MODELS,
     NoModelError,

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from earshot.core.config.settings import Settings
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import Approval, ApprovalRequest
 from earshot.core.loop.events import PermissionDecided
 from earshot.core.permissions import PermissionGate, load_rules
-from earshot.core.settings import Settings
 from earshot.core.tools.registry import builtin_tools
 from earshot.providers import types as pt
 from tests.core.support import FAST_RETRY, WIRES, run

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from earshot.core.agent_session import AgentSession
+from earshot.core.config.settings import Settings
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.context import ContextPolicy, estimate, shape
 from earshot.core.loop.events import (
@@ -21,7 +22,6 @@ from earshot.core.memory import load_memory
 from earshot.core.options import SessionOptions
 from earshot.core.session import SessionStore
 from earshot.core.session.entries import MessageEntry
-from earshot.core.settings import Settings
 from earshot.core.tools.registry import builtin_tools
 from earshot.providers import types as pt
 from earshot.providers.models import Cost, ModelInfo

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from earshot.core.config.settings import load_settings
 from earshot.core.permissions import RuleSet, load_rules
 from earshot.core.permissions.match import Rule, matches_path
 from earshot.core.permissions.rules import parse_rule
-from earshot.core.settings import load_settings
 from tests.permissions.helpers import bash, check, edit, outcome, read, ruleset
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from earshot.core.config.settings import SettingsError, load_settings
 from earshot.core.permissions import load_rules
 from earshot.core.permissions.rules import parse_rule
-from earshot.core.settings import SettingsError, load_settings
 from tests.permissions.helpers import bash, edit, outcome, read
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from earshot.core.config.settings import SettingsError, SettingsFile
 from earshot.core.sandbox import (
     Backend,
     SandboxConfig,
@@ -20,7 +21,6 @@ from earshot.core.sandbox import (
     sandbox_failure,
     seatbelt_profile,
 )
-from earshot.core.settings import SettingsError, SettingsFile
 
 
 def _file(scope: str, path: Path, sandbox: object) -> SettingsFile:

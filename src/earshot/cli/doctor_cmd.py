@@ -70,7 +70,7 @@ def compiled_status() -> list[JSONObject]:
 
 
 def _config(cwd: Path) -> tuple[list[JSONValue], JSONObject, list[str]]:
-    from earshot.core.settings import settings_paths
+    from earshot.core.config.settings import settings_paths
     from earshot.providers.auth import AuthStore, auth_path
     from earshot.providers.jsonfile import JSONFileError, load_json_object
 
@@ -147,8 +147,8 @@ def _tools() -> tuple[JSONObject, list[str]]:
 def _sandbox(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
     """The OS sandbox shell commands would run in here: its mode, backend and whether it
     starts; a warning when commands would run unconfined, a problem when refused."""
+    from earshot.core.config.settings import SettingsError, load_settings, project_root
     from earshot.core.sandbox import load_sandbox_config, open_sandbox
-    from earshot.core.settings import SettingsError, load_settings, project_root
 
     try:
         config = load_sandbox_config(load_settings(cwd).files, project_root(cwd))

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from earshot.core.config.settings import SettingsError, load_settings
 from earshot.core.permissions import Decision, Mode, RuleSet, decide, load_rules, parse_mode
-from earshot.core.settings import SettingsError, load_settings
 from earshot.core.tools.base import PermissionRequest
 
 USAGE_ERROR = 2

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from earshot._base.errors import UserError
+from earshot.core.config.settings import Settings, SettingsError, load_settings, project_root
 from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
@@ -44,7 +45,6 @@ from earshot.core.sandbox import load_sandbox_config, open_sandbox
 from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
-from earshot.core.settings import Settings, SettingsError, load_settings, project_root
 from earshot.core.targets import (
     DEFAULT_MODELS,
     NoModelError,

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from earshot.core.config.settings import SettingsError, SettingsFile
 from earshot.core.permissions.decision import SHELL_STARTUP_FILES
-from earshot.core.settings import SettingsError, SettingsFile
 from earshot.core.tools.base import ToolError
 from earshot.core.tools.state import ShellSandbox
 from earshot.providers.types import JSONValue

@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 
 from earshot._base.errors import UserError
-from earshot.core.settings import Settings
+from earshot.core.config.settings import Settings
 from earshot.providers.auth import AuthStore
 from earshot.providers.catalog import ModelCatalog, parse_ref
 from earshot.providers.registry import PROVIDERS, get_provider, key_from_env, resolve_target

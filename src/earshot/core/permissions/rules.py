@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Literal, get_args
 from urllib.parse import urlsplit
 
+from earshot.core.config.settings import Settings, SettingsError
 from earshot.core.permissions import match as m
 from earshot.core.permissions.shell import canonical_pattern, parse_line
-from earshot.core.settings import Settings, SettingsError
 from earshot.providers.auth import config_dir
 from earshot.providers.types import JSONValue
 
