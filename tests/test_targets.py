@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from earshot.core.config.settings import Settings
-from earshot.core.targets import (
+from earshot.core.config.targets import (
     DEFAULT_MODELS,
     NoModelError,
     default_model_ref,

@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 
 from earshot.core.config.settings import Settings, load_settings
-from earshot.core.targets import load_catalog
+from earshot.core.config.targets import load_catalog
 from earshot.providers.auth import AuthStore
 from earshot.providers.catalog import UnknownModelError
 from earshot.providers.models import ModelInfo

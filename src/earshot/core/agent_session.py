@@ -32,6 +32,13 @@ from pathlib import Path
 
 from earshot._base.errors import UserError
 from earshot.core.config.settings import Settings, SettingsError, load_settings, project_root
+from earshot.core.config.targets import (
+    DEFAULT_MODELS,
+    NoModelError,
+    default_model_ref,
+    load_catalog,
+    target_for,
+)
 from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
@@ -45,13 +52,6 @@ from earshot.core.sandbox import load_sandbox_config, open_sandbox
 from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
-from earshot.core.targets import (
-    DEFAULT_MODELS,
-    NoModelError,
-    default_model_ref,
-    load_catalog,
-    target_for,
-)
 from earshot.core.tools.base import AnyTool, AskFn
 from earshot.core.tools.registry import BUILTIN
 from earshot.core.tools.state import Todo, ToolState

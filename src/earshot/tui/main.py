@@ -27,7 +27,7 @@ ONBOARD = 3
 WARM = (
     "earshot.core.agent_session",
     "earshot.core.commands",
-    "earshot.core.targets",
+    "earshot.core.config.targets",
     "earshot.tui.render",
     "earshot.tui.commands",
     "rich.markdown",
@@ -114,7 +114,7 @@ def _image_placeholders(tui: Tui, options: TuiOptions) -> list[str]:
 def _open(options: SessionOptions, bridge: Bridge) -> AgentSession | None:
     """The session, or None when there is no model or key to start with (onboarding)."""
     from earshot.core.agent_session import AgentSession
-    from earshot.core.targets import NoModelError
+    from earshot.core.config.targets import NoModelError
     from earshot.providers.errors import ProviderError
 
     try:

@@ -12,8 +12,8 @@ import os
 import sys
 
 from earshot.core.config.settings import load_settings
+from earshot.core.config.targets import DEFAULT_MODELS, load_catalog
 from earshot.core.options import SessionOptions
-from earshot.core.targets import DEFAULT_MODELS, load_catalog
 from earshot.providers.auth import AuthStore
 from earshot.providers.registry import PROVIDERS, key_from_env
 
