@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from earshot.core.agent_session import AgentSession
+from earshot.core.config.memory import load_memory
 from earshot.core.config.settings import Settings
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.context import ContextPolicy, estimate, shape
@@ -18,7 +19,6 @@ from earshot.core.loop.events import (
     TurnEnded,
     VerificationRan,
 )
-from earshot.core.memory import load_memory
 from earshot.core.options import SessionOptions
 from earshot.core.session import SessionStore
 from earshot.core.session.entries import MessageEntry

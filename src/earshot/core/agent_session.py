@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from earshot._base.errors import UserError
+from earshot.core.config.memory import load_memory, memory_prompt
 from earshot.core.config.settings import Settings, SettingsError, load_settings, project_root
 from earshot.core.config.targets import (
     DEFAULT_MODELS,
@@ -44,7 +45,6 @@ from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
 from earshot.core.loop.input import TurnInput
-from earshot.core.memory import load_memory, memory_prompt
 from earshot.core.options import SessionOptions
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
 from earshot.core.prompt import git_summary, system_prompt
