@@ -54,7 +54,7 @@ def prompt_sizes(cwd: Path) -> tuple[int, int]:
     """Estimated tokens of the system prompt and of the tool definitions sent with it."""
     import msgspec
 
-    from earshot.core.prompt import estimate_tokens, git_summary, system_prompt
+    from earshot.core.config.prompt import estimate_tokens, git_summary, system_prompt
     from earshot.core.tools.registry import builtin_tools
 
     tools = builtin_tools()
