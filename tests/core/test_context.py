@@ -10,6 +10,7 @@ import pytest
 
 from earshot.core.agent_session import AgentSession
 from earshot.core.config.memory import load_memory
+from earshot.core.config.options import SessionOptions
 from earshot.core.config.settings import Settings
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.context import ContextPolicy, estimate, shape
@@ -19,7 +20,6 @@ from earshot.core.loop.events import (
     TurnEnded,
     VerificationRan,
 )
-from earshot.core.options import SessionOptions
 from earshot.core.session import SessionStore
 from earshot.core.session.entries import MessageEntry
 from earshot.core.tools.registry import builtin_tools

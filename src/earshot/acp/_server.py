@@ -76,7 +76,7 @@ from earshot.core.agent_session import (
     list_sessions,
     session_exists,
 )
-from earshot.core.options import SessionOptions
+from earshot.core.config.options import SessionOptions
 from earshot.core.session import SessionError
 from earshot.providers.errors import ProviderError
 

@@ -15,7 +15,7 @@ from earshot._base.errors import UserError
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from earshot.core.options import SessionOptions
+    from earshot.core.config.options import SessionOptions
 
 Kind = Literal["str", "int", "float", "bool", "list"]
 
@@ -148,7 +148,7 @@ def words_flag(values: dict[str, FlagValue], key: str) -> tuple[str, ...]:
 
 def session_options(values: dict[str, FlagValue], cwd: Path) -> SessionOptions:
     """The session flags every front-end shares, as ``SessionOptions``."""
-    from earshot.core.options import SessionOptions
+    from earshot.core.config.options import SessionOptions
 
     max_turns = values.get("max_turns")
     budget = values.get("max_budget_usd")

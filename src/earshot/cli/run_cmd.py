@@ -28,8 +28,8 @@ from earshot.cli.headless import (
     exit_status,
     parse_output_format,
 )
+from earshot.core.config.options import SessionOptions
 from earshot.core.loop.events import Notice, TurnEnded
-from earshot.core.options import SessionOptions
 from earshot.providers import types as pt
 
 if TYPE_CHECKING:

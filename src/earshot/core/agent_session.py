@@ -32,6 +32,7 @@ from pathlib import Path
 
 from earshot._base.errors import UserError
 from earshot.core.config.memory import load_memory, memory_prompt
+from earshot.core.config.options import SessionOptions
 from earshot.core.config.prompt import git_summary, system_prompt
 from earshot.core.config.settings import Settings, SettingsError, load_settings, project_root
 from earshot.core.config.targets import (
@@ -46,7 +47,6 @@ from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
 from earshot.core.loop.input import TurnInput
-from earshot.core.options import SessionOptions
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
 from earshot.core.sandbox import load_sandbox_config, open_sandbox
 from earshot.core.sandbox import parse_mode as parse_sandbox_mode

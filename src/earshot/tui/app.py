@@ -40,10 +40,10 @@ from earshot.tui._history import project_history
 if TYPE_CHECKING:
     # Imported where used: the input box is on screen before any of these is loaded.
     from earshot.core.agent_session import AgentSession
+    from earshot.core.config.options import SessionOptions
     from earshot.core.loop.approvals import Approval, ApprovalRequest
     from earshot.core.loop.events import AgentEvent
     from earshot.core.loop.input import TurnInput
-    from earshot.core.options import SessionOptions
     from earshot.core.permissions import Mode
     from earshot.core.tools.base import Question
     from earshot.providers import types as pt

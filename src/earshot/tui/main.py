@@ -15,7 +15,7 @@ import importlib
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from earshot.core.options import SessionOptions
+from earshot.core.config.options import SessionOptions
 from earshot.tui.app import Tui
 
 if TYPE_CHECKING:

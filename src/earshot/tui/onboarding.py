@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import sys
 
+from earshot.core.config.options import SessionOptions
 from earshot.core.config.settings import load_settings
 from earshot.core.config.targets import DEFAULT_MODELS, load_catalog
-from earshot.core.options import SessionOptions
 from earshot.providers.auth import AuthStore
 from earshot.providers.registry import PROVIDERS, key_from_env
 
