@@ -30,7 +30,7 @@ import httpx
 import msgspec
 
 from earshot import __version__
-from earshot.providers.aio import race
+from earshot._base.aio import race
 from earshot.providers.errors import ProviderError, redact
 from earshot.providers.http import shared_client
 from earshot.providers.retry import RetryPolicy

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 import anyio
 
+from earshot._base.aio import race
 from earshot.core.loop.approvals import ApprovalRequest, ApproveFn
 from earshot.core.loop.events import (
     AgentEvent,
@@ -37,7 +38,6 @@ from earshot.core.tools.base import (
     ToolResult,
 )
 from earshot.core.tools.display import Display
-from earshot.providers.aio import race
 from earshot.providers.types import TextPart, ToolCallPart, ToolResultPart
 
 T = TypeVar("T")

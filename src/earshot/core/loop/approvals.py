@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Literal
 
 import anyio
 
+from earshot._base.aio import race
 from earshot.core.tools.base import EscalateFn, PermissionRequest
-from earshot.providers.aio import race
 from earshot.providers.types import ToolCallPart
 
 if TYPE_CHECKING:

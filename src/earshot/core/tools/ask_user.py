@@ -21,9 +21,9 @@ from typing import Annotated
 import anyio
 import msgspec
 
+from earshot._base.aio import race
 from earshot.core.tools.base import AskFn, Question, ToolContext, ToolError, ToolResult, define_tool
 from earshot.core.tools.display import Answered
-from earshot.providers.aio import race
 
 DESCRIPTION = """
 Ask the user a question and wait for the answer. Use it when you need a decision or a

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import anyio
 import msgspec
 
+from earshot._base.aio import race
 from earshot.core.tools._output import cap_text, cut_marker
 from earshot.core.tools._shell import child_env, find_bash, pump_output, start_background
 from earshot.core.tools.base import (
@@ -36,7 +37,6 @@ from earshot.core.tools.base import (
     define_tool,
 )
 from earshot.core.tools.display import ShellExit, ShellStatus
-from earshot.providers.aio import race
 from earshot.providers.types import TextPart
 
 if TYPE_CHECKING:

@@ -27,6 +27,7 @@ import anyio
 import msgspec
 
 from earshot import __version__
+from earshot._base.aio import race
 from earshot.core.tools._html import html_to_text
 from earshot.core.tools._output import cap_text
 from earshot.core.tools.base import (
@@ -37,7 +38,6 @@ from earshot.core.tools.base import (
     define_tool,
 )
 from earshot.core.tools.display import Fetched
-from earshot.providers.aio import race
 
 if TYPE_CHECKING:
     import httpx
