@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from earshot._base.jsonfile import JSONFileError
 from earshot.providers.auth import AuthStore, auth_path
 from earshot.providers.errors import ProviderError
-from earshot.providers.jsonfile import JSONFileError
 from earshot.providers.registry import (
     PROVIDERS,
     ProviderSettings,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from earshot._base.jsonfile import parse_json_object
 from earshot.core.config.settings import SettingsError, load_settings
-from earshot.providers.jsonfile import parse_json_object
 
 
 def _write(path: Path, text: str) -> None:

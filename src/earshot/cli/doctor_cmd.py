@@ -70,9 +70,9 @@ def compiled_status() -> list[JSONObject]:
 
 
 def _config(cwd: Path) -> tuple[list[JSONValue], JSONObject, list[str]]:
+    from earshot._base.jsonfile import JSONFileError, load_json_object
     from earshot.core.config.settings import settings_paths
     from earshot.providers.auth import AuthStore, auth_path
-    from earshot.providers.jsonfile import JSONFileError, load_json_object
 
     problems: list[str] = []
     files: list[JSONValue] = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from earshot.providers.jsonfile import JSONFileError, load_json_object, write_json_atomic
+from earshot._base.jsonfile import JSONFileError, load_json_object, write_json_atomic
 from earshot.providers.types import JSONObject, JSONValue
 
 FORMAT_VERSION = 1
