@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from earshot._base.errors import UserError
-from earshot.providers.types import JSONObject
+from earshot._base.json import JSONObject
 
 _BYTE = re.compile(r"\(byte (\d+)\)")
 _decoder = msgspec.json.Decoder(dict[str, Any])

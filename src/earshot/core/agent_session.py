@@ -30,6 +30,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
 from earshot.core.config.memory import load_memory, memory_prompt
 from earshot.core.config.options import SessionOptions
@@ -57,7 +58,7 @@ from earshot.core.tools.registry import BUILTIN
 from earshot.core.tools.state import Todo, ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo, UndoResult
 from earshot.providers import types as pt
-from earshot.providers.auth import AuthStore, config_dir
+from earshot.providers.auth import AuthStore
 from earshot.providers.catalog import CatalogError, ModelCatalog, parse_ref
 from earshot.providers.errors import ProviderError
 from earshot.providers.registry import PROVIDERS, key_from_env

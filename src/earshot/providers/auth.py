@@ -10,23 +10,13 @@ wraps them in ``Secret``; nothing here prints or logs a key.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from earshot._base.dirs import config_dir
 from earshot._base.jsonfile import JSONFileError, load_json_object, write_json_atomic
 from earshot.providers.types import JSONObject, JSONValue
 
 FORMAT_VERSION = 1
-
-
-def config_dir(env: dict[str, str] | None = None) -> Path:
-    environ = os.environ if env is None else env
-    base = environ.get("XDG_CONFIG_HOME", "").strip()
-    if base:
-        return Path(base) / "earshot"
-    if os.name == "nt" and environ.get("APPDATA"):
-        return Path(environ["APPDATA"]) / "earshot"
-    return Path.home() / ".config" / "earshot"
 
 
 def auth_path() -> Path:
@@ -84,4 +74,4 @@ class AuthStore:
         return True
 
 
-__all__ = ["FORMAT_VERSION", "AuthStore", "auth_path", "config_dir"]
+__all__ = ["FORMAT_VERSION", "AuthStore", "auth_path"]

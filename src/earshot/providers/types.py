@@ -30,21 +30,15 @@ This module defines ``msgspec.Struct`` classes and is therefore never compiled w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import msgspec
+
+from earshot._base.json import JSONObject, JSONValue
 
 if TYPE_CHECKING:
     import anyio
 
-    JSONValue: TypeAlias = (
-        "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
-    )
-else:
-    # msgspec cannot resolve a recursive alias; at run time JSON values decode as plain
-    # dict/list/str/int/float/bool/None, which is exactly what the static alias describes.
-    JSONValue = Any
-JSONObject: TypeAlias = "dict[str, JSONValue]"
 ProviderMetadata: TypeAlias = "dict[str, JSONValue]"
 
 Role = Literal["system", "user", "assistant", "tool"]

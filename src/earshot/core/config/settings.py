@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
 from earshot._base.jsonfile import JSONFileError, load_json_object
-from earshot.providers.auth import config_dir
 from earshot.providers.registry import ProviderSettings
 from earshot.providers.types import JSONObject, JSONValue
 

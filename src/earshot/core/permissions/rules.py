@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import Literal, get_args
 from urllib.parse import urlsplit
 
+from earshot._base.dirs import config_dir
 from earshot.core.config.settings import Settings, SettingsError
 from earshot.core.permissions import match as m
 from earshot.core.permissions.shell import canonical_pattern, parse_line
-from earshot.providers.auth import config_dir
 from earshot.providers.types import JSONValue
 
 Mode = Literal["plan", "ask", "accept-edits", "auto", "yolo"]
