@@ -16,16 +16,6 @@ from importlib.resources import files
 import pytest
 from jsonschema import Draft202012Validator
 
-from earshot.cli.headless import (
-    FORMATS,
-    SCHEMA,
-    HeadlessRenderer,
-    InitInfo,
-    OutputFormat,
-    exit_status,
-    load_schema,
-    parse_output_format,
-)
 from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
@@ -41,6 +31,16 @@ from earshot.core.loop.events import (
     TurnEnded,
     TurnStarted,
     denial,
+)
+from earshot.headless.render import (
+    FORMATS,
+    SCHEMA,
+    HeadlessRenderer,
+    InitInfo,
+    OutputFormat,
+    exit_status,
+    load_schema,
+    parse_output_format,
 )
 from earshot.providers.types import (
     FinishReason,

@@ -20,7 +20,9 @@ from earshot import __version__
 from earshot._base.errors import UserError
 from earshot.cli._errors import guarded
 from earshot.cli._flags import parse_flags, session_options, text_flag, words_flag
-from earshot.cli.headless import (
+from earshot.core.config.options import SessionOptions
+from earshot.core.loop.events import Notice, TurnEnded
+from earshot.headless.render import (
     EXIT_INTERRUPTED,
     HeadlessRenderer,
     InitInfo,
@@ -28,8 +30,6 @@ from earshot.cli.headless import (
     exit_status,
     parse_output_format,
 )
-from earshot.core.config.options import SessionOptions
-from earshot.core.loop.events import Notice, TurnEnded
 from earshot.providers import types as pt
 
 if TYPE_CHECKING:
