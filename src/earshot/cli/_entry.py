@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         from earshot.cli.tui_cmd import main as tui
 
         return guarded(lambda: tui(args))
-    from earshot.headless.run import main as headless
+    from earshot.cli.print_cmd import main as headless
 
     return headless(args)
 

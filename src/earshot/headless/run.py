@@ -1,4 +1,6 @@
-"""``earshot -p PROMPT``: one turn, headless, rendered as text or earshot.v1 JSON.
+"""``earshot -p PROMPT``: one turn over an ``AgentSession``, rendered as text or earshot.v1
+JSON (``cli/print_cmd.py`` turns the command line into ``HeadlessOptions``). A prompt that
+is a slash command offered outside a terminal (``/cost``) is answered without a model call.
 
 Exit status: 0 success, 1 the turn failed (model error after retries, turn or budget
 limit, refusal), 2 a usage or configuration error (stdout stays empty), 130 interrupted.
@@ -13,13 +15,10 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from earshot import __version__
 from earshot._base.errors import UserError
-from earshot.cli._errors import guarded
-from earshot.cli._flags import parse_flags, session_options, text_flag, words_flag
 from earshot.core.config.options import SessionOptions
 from earshot.core.loop.events import Notice, TurnEnded
 from earshot.headless.render import (
@@ -49,41 +48,6 @@ class HeadlessOptions:
     output_format: str = "text"
     images: Sequence[str] = ()
     verbose: bool = False
-
-
-def read_prompt(prompt: str | None) -> str:
-    """The prompt from the flag, or from stdin for ``-p -`` or a piped stdin."""
-    if prompt == "-" or (prompt in (None, "") and not sys.stdin.isatty()):
-        text = sys.stdin.read()
-    else:
-        text = prompt or ""
-    if not text.strip():
-        raise HeadlessUsageError("no prompt: pass -p PROMPT, or -p - to read it from stdin")
-    return text
-
-
-def options_from(args: list[str]) -> HeadlessOptions:
-    """Options from the top-level command line (``_flags``), the prompt read."""
-    values = parse_flags(args)
-    prompt = text_flag(values, "prompt")
-    if prompt is None and sys.stdin.isatty():
-        raise HeadlessUsageError(
-            "the interactive UI needs a terminal on both stdin and stdout; to run one turn "
-            "with output to a pipe or file, use earshot -p PROMPT"
-        )
-    cwd = text_flag(values, "cwd")
-    return HeadlessOptions(
-        session=session_options(values, Path(cwd) if cwd else Path.cwd()),
-        prompt=read_prompt(prompt),
-        output_format=text_flag(values, "output_format") or "text",
-        images=words_flag(values, "images"),
-        verbose=values.get("verbose") is True,
-    )
-
-
-def main(args: list[str]) -> int:
-    """``earshot [OPTIONS]`` without a terminal on both ends: a headless run."""
-    return guarded(lambda: run_headless(options_from(args)))
 
 
 def run_headless(options: HeadlessOptions) -> int:
@@ -183,11 +147,4 @@ async def _command(session: AgentSession, prompt: str) -> TurnEnded | None:
     )
 
 
-__all__ = [
-    "HeadlessOptions",
-    "HeadlessUsageError",
-    "main",
-    "options_from",
-    "read_prompt",
-    "run_headless",
-]
+__all__ = ["HeadlessOptions", "HeadlessUsageError", "run_headless"]
