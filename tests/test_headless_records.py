@@ -307,7 +307,7 @@ def test_schema_string_is_pinned() -> None:
 
 
 def test_schema_file_ships_as_package_data_and_is_a_valid_2020_12_schema() -> None:
-    text = files("earshot.cli.schema").joinpath("earshot.v1.json").read_text(encoding="utf-8")
+    text = files("earshot.headless.schema").joinpath("earshot.v1.json").read_text(encoding="utf-8")
     schema = json.loads(text)
     assert schema == load_schema()
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"

@@ -9,7 +9,7 @@ Shape::
         .finish(TurnEnded, ...) -> result record  every format: the final output
     exit_status(TurnEnded) -> 0 | 1 | 130
 
-Contracts (docs/headless.md is the reference; the schema is ``cli/schema/earshot.v1.json``):
+Contracts (docs/headless.md is the reference; the schema is ``headless/schema/earshot.v1.json``):
 
 - Every JSON object written carries ``"schema": "earshot.v1"`` and a ``type``.
 - ``json`` writes exactly one line to ``out``: the ``result`` record. ``stream-json`` writes
@@ -411,7 +411,7 @@ def load_schema() -> JSONObject:
     """The published JSON Schema of every earshot.v1 record (package data)."""
     from importlib.resources import files
 
-    text = files("earshot.cli.schema").joinpath("earshot.v1.json").read_text(encoding="utf-8")
+    text = files("earshot.headless.schema").joinpath("earshot.v1.json").read_text(encoding="utf-8")
     loaded: JSONObject = msgspec.json.decode(text)
     return loaded
 
