@@ -1,4 +1,10 @@
-"""The layer arrows point inward (SPEC §3): cli -> {tui, acp, mcp} -> core -> providers.
+"""The layer arrows point inward (docs/architecture.md)::
+
+    cli -> {headless, tui, acp} -> core -> providers -> _base
+
+and the front-ends reach core only through its surface (``FRONT_END_SURFACE``): the
+session, its commands and configuration, and the loop's vocabulary (events, approvals,
+input), never the loop's machinery or a tool's module.
 
 Every ``import``/``from`` of ``earshot.*`` in every module is read with ``ast`` (including
 imports inside functions and ``TYPE_CHECKING`` blocks), so a lazy import cannot sneak a
@@ -18,11 +24,25 @@ ALLOWED: dict[str, set[str]] = {
     "_base": {"_base"},
     "providers": {"providers", "_base"},
     "core": {"core", "providers", "_base"},
-    "mcp": {"mcp", "core", "providers", "_base"},
+    "headless": {"headless", "core", "providers", "_base"},
     "acp": {"acp", "core", "providers", "_base"},
     "tui": {"tui", "core", "providers", "_base"},
-    "cli": {"cli", "tui", "acp", "mcp", "core", "providers", "_base"},
+    "cli": {"cli", "headless", "tui", "acp", "core", "providers", "_base"},
 }
+FRONT_ENDS = ("headless", "tui", "acp")
+FRONT_END_SURFACE = (
+    "earshot.core.agent_session",
+    "earshot.core.commands",
+    "earshot.core.config",
+    "earshot.core.loop.events",
+    "earshot.core.loop.approvals",
+    "earshot.core.loop.input",
+    "earshot.core.permissions",
+    "earshot.core.session",
+    "earshot.core.tools.base",
+    "earshot.core.tools.display",
+    "earshot.core.tools.state",
+)
 
 
 def _layer_of(module: str) -> str | None:
@@ -62,12 +82,35 @@ def test_every_layer_imports_only_inward() -> None:
     assert violations() == []
 
 
+def _on_surface(module: str) -> bool:
+    if module in ("earshot.core", "earshot.core.loop", "earshot.core.tools"):
+        return True  # a package itself (``from earshot.core import commands``)
+    return any(module == s or module.startswith(s + ".") for s in FRONT_END_SURFACE)
+
+
+def surface_violations() -> list[str]:
+    problems: list[str] = []
+    for layer in FRONT_ENDS:
+        for path in sorted((SRC / layer).rglob("*.py")):
+            for line, module in _imports(path):
+                if module.startswith("earshot.core") and not _on_surface(module):
+                    problems.append(f"{path.relative_to(SRC)}:{line}: imports {module}")
+    return problems
+
+
+def test_front_ends_reach_core_only_through_its_surface() -> None:
+    assert surface_violations() == []
+
+
 def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     bad = tmp_path / "m.py"
     bad.write_text("def f():\n    from earshot.cli.app import run\n")
     assert (2, "earshot.cli.app") in _imports(bad)
     assert _layer_of("earshot.cli.app") == "cli"
     assert "cli" not in ALLOWED["core"]
+    assert not _on_surface("earshot.core.loop.agent")
+    assert not _on_surface("earshot.core.tools.edit")
+    assert _on_surface("earshot.core.loop.events")
 
 
 def test_every_layer_package_exists() -> None:

@@ -1,1 +1,0 @@
-"""MCP client: configured servers become extra tools. Depends on `core`, never on front-ends."""
