@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 import anyio
 import anyio.to_thread
@@ -40,9 +40,6 @@ from earshot.core.session.tree import Branch, Tree, first_line
 from earshot.core.tools.state import Todo
 from earshot.providers.types import JSONValue, Message, Usage, text_of
 
-if TYPE_CHECKING:
-    from earshot.core.session.store import SessionStore
-
 Origin = Literal["new", "resumed", "forked"]
 
 
@@ -55,6 +52,12 @@ def todo_items(todos: list[Todo]) -> list[TodoItem]:
     return [TodoItem(content=t.content, status=t.status, id=t.id) for t in todos]
 
 
+class Forks(Protocol):
+    """Where a session's forks are written (``SessionStore``)."""
+
+    def fork(self, session: Session, *, at_entry: str | None = None) -> Session: ...
+
+
 class Session:
     """An open session. Create one with ``SessionStore.create``/``open``/``fork`` or
     ``open_session``; ``close`` it (or use it as a context manager) to release the lock."""
@@ -64,7 +67,7 @@ class Session:
         transcript: Transcript,
         writer: TranscriptWriter,
         *,
-        store: SessionStore | None = None,
+        store: Forks | None = None,
         origin: Origin = "new",
     ) -> None:
         self.id: str = transcript.header.id
@@ -254,4 +257,4 @@ class Session:
         self.close()
 
 
-__all__ = ["Origin", "Session", "new_entry_id", "todo_items"]
+__all__ = ["Forks", "Origin", "Session", "new_entry_id", "todo_items"]
