@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,6 @@ from prompt_toolkit.document import Document
 
 if TYPE_CHECKING:
     from earshot.core.loop.input import TurnInput
-    from earshot.tui.app import Attachments
 
 PASTE_CHARS = 800
 PASTE_LINES = 12
@@ -36,6 +36,18 @@ def _image_path(text: str, cwd: Path) -> Path | None:
     path = Path(candidate).expanduser()
     path = path if path.is_absolute() else cwd / path
     return path if path.is_file() else None
+
+
+@dataclass
+class Attachments:
+    """Pasted text collapsed to a placeholder, and images, until the message is sent."""
+
+    pastes: dict[str, str] = field(default_factory=dict)
+    images: dict[str, str] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.pastes.clear()
+        self.images.clear()
 
 
 def placeholder_for(data: str, attachments: Attachments, cwd: Path) -> str:

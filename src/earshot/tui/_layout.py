@@ -238,13 +238,6 @@ def build_application(tui: Tui) -> Application[int]:
     return app
 
 
-def focus(tui: Tui, name: str) -> None:
-    window = tui.windows.get(name)
-    if window is not None and tui.app.is_running:
-        tui.app.layout.focus(window)
-    tui.app.invalidate()
-
-
 def _resolve(tui: Tui, decision: Decision, reason: str = "") -> None:
     from earshot.core.loop.approvals import Approval
 
@@ -269,7 +262,7 @@ def _approval_keys(tui: Tui) -> KeyBindings:
         if tui.approval is not None:
             tui.approval.denying = True
             tui.side.reset()
-            focus(tui, "side")
+            tui.focus("side")
 
     @kb.add("enter")
     def _deny(event: KeyPressEvent) -> None:
@@ -304,7 +297,7 @@ def _side_keys(tui: Tui) -> KeyBindings:
     def _back(event: KeyPressEvent) -> None:
         if tui.approval is not None:
             tui.approval.denying = False
-            focus(tui, "approval")
+            tui.focus("approval")
             return
         pending = tui.question
         if pending is not None and not pending.future.done():
@@ -377,4 +370,4 @@ def has_focus_approval(tui: Tui) -> Condition:
     return Condition(lambda: tui.approval is not None and not tui.approval.denying)
 
 
-__all__ = ["STYLE", "build_application", "focus"]
+__all__ = ["STYLE", "build_application"]

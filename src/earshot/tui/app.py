@@ -6,7 +6,8 @@
                     above the live region, never redrawn
     live region     the unfinished paragraph, queued messages, the spinner and activity,
                     a permission prompt or a question, the input box, the status line
-                    (_layout.build_application; repainted at most 30 times a second)
+                    (``_layout.build_application``, handed in by ``main``; repainted at most
+                    30 times a second)
 
 Start-up order (``main``): the input box is drawn first, while the agent's modules load on
 a worker thread; ``ready(session)`` then prints the banner and handles what was typed
@@ -23,7 +24,7 @@ import os
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ from prompt_toolkit.output import Output, create_output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from earshot import __version__
+from earshot.tui._attach import Attachments
 from earshot.tui._history import project_history
 
 if TYPE_CHECKING:
@@ -67,18 +69,6 @@ class PendingQuestion:
     future: asyncio.Future[str | None]
 
 
-@dataclass
-class Attachments:
-    """Pasted text collapsed to a placeholder, and images, until the message is sent."""
-
-    pastes: dict[str, str] = field(default_factory=dict)
-    images: dict[str, str] = field(default_factory=dict)
-
-    def clear(self) -> None:
-        self.pastes.clear()
-        self.images.clear()
-
-
 def no_color() -> bool:
     return bool(os.environ.get("NO_COLOR"))
 
@@ -96,10 +86,11 @@ class Tui:
         *,
         input: Input | None = None,
         output: Output | None = None,
+        build: Callable[[Tui], Application[int]],
     ) -> None:
-        """The UI, on screen before the session opens; ``ready(session)`` gives it one."""
+        """The UI, on screen before the session opens; ``ready(session)`` gives it one.
+        ``build`` lays it out (``_layout.build_application``)."""
         from earshot.tui._attach import InputCompleter
-        from earshot.tui._layout import build_application
 
         self.options = options
         self._session: AgentSession | None = None
@@ -128,7 +119,7 @@ class Tui:
         self.side = Buffer(multiline=False, name="side")
         self.windows: dict[str, Window] = {}
         self.buffer.on_text_changed += self._typed
-        self.app: Application[int] = build_application(self)
+        self.app: Application[int] = build(self)
 
     @property
     def session(self) -> AgentSession:
@@ -192,9 +183,10 @@ class Tui:
             self.focus("input")
 
     def focus(self, name: str) -> None:
-        from earshot.tui._layout import focus
-
-        focus(self, name)
+        window = self.windows.get(name)
+        if window is not None and self.app.is_running:
+            self.app.layout.focus(window)
+        self.app.invalidate()
 
     # --- printing above the live region ---------------------------------------------------------
 

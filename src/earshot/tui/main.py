@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from earshot.core.config.options import SessionOptions
+from earshot.tui._layout import build_application
 from earshot.tui.app import Tui
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def _warm() -> None:
 
 
 async def _main(options: TuiOptions) -> int:
-    tui = Tui(options.session)
+    tui = Tui(options.session, build=build_application)
     failure: list[BaseException] = []
 
     async def start() -> None:
