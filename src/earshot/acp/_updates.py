@@ -1,6 +1,6 @@
 """earshot's AgentEvents as ACP ``session/update`` notifications: the one mapping.
 
-One turn, in the order ``core/events.py`` documents::
+One turn, in the order ``core/loop/events.py`` documents::
 
     TextDelta                 agent_message_chunk
     ReasoningDelta            agent_thought_chunk

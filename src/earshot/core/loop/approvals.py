@@ -1,6 +1,6 @@
 """What a front-end answers when the permission gate asks a person.
 
-A front-end passes ``approve`` (an ``ApproveFn``) to ``create_session``; the loop calls it
+A front-end passes ``approve`` (an ``ApproveFn``) to ``AgentSession.open``; the loop calls it
 with an ``ApprovalRequest`` for each call the gate decided to ask about, and acts on the
 ``Approval``. Nothing a front-end returns can widen a permission beyond "allow this call" or
 "allow exactly these parts for the session"; deny rules are decided before anyone is asked.
