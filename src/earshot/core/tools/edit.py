@@ -31,15 +31,7 @@ import anyio
 import msgspec
 
 from earshot.core.tools._diff import capped_diff, diff_stats, unified_diff
-from earshot.core.tools.base import (
-    PermissionRequest,
-    ToolContext,
-    ToolError,
-    ToolResult,
-    define_tool,
-)
-from earshot.core.tools.display import FileChange, file_change
-from earshot.core.tools.read import (
+from earshot.core.tools._files import (
     TextFile,
     decode_text,
     describe_binary,
@@ -52,6 +44,14 @@ from earshot.core.tools.read import (
     target_path,
     with_newline,
 )
+from earshot.core.tools.base import (
+    PermissionRequest,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    define_tool,
+)
+from earshot.core.tools.display import FileChange, file_change
 
 DESCRIPTION = """
 Replace exact text in a file. `old_string` must match the file exactly (indentation

@@ -19,9 +19,9 @@ from typing import Annotated
 import anyio
 import msgspec
 
+from earshot.core.tools._files import shown_path
 from earshot.core.tools._ignore import UnclosedClass, path_key, translate_glob, walk
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
-from earshot.core.tools.read import shown_path
 
 MAX_RESULTS = 200
 

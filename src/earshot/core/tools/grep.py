@@ -30,6 +30,7 @@ import anyio
 import msgspec
 
 from earshot.core.tools import _rg
+from earshot.core.tools._files import shown_path
 from earshot.core.tools._grep_search import (
     MAX_FILE_BYTES,
     FileHits,
@@ -43,7 +44,6 @@ from earshot.core.tools._grep_search import (
 from earshot.core.tools._ignore import path_key, translate_glob
 from earshot.core.tools._output import cap_text
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
-from earshot.core.tools.read import shown_path
 
 DEFAULT_HEAD_LIMIT = 250
 MAX_HEAD_LIMIT = 2000

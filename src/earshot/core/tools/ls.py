@@ -14,8 +14,8 @@ from typing import Annotated
 import anyio
 import msgspec
 
+from earshot.core.tools._files import missing_message, os_failure, shown_path, target_path
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
-from earshot.core.tools.read import missing_message, os_failure, shown_path, target_path
 
 MAX_ENTRIES = 1000
 

@@ -14,6 +14,7 @@ import anyio
 import msgspec
 
 from earshot.core.tools._diff import diff_stats, unified_diff
+from earshot.core.tools._files import os_failure
 from earshot.core.tools._output import cap_text
 from earshot.core.tools.base import (
     PermissionRequest,
@@ -29,7 +30,6 @@ from earshot.core.tools.edit import (
     preview_request,
     save_change,
 )
-from earshot.core.tools.read import os_failure
 
 DESCRIPTION = """
 Make several exact find/replace edits to one file in one step. Edits apply in order, each

@@ -15,15 +15,7 @@ import anyio
 import msgspec
 
 from earshot.core.tools._diff import capped_diff, diff_stats, unified_diff
-from earshot.core.tools.base import (
-    PermissionRequest,
-    ToolContext,
-    ToolError,
-    ToolResult,
-    define_tool,
-)
-from earshot.core.tools.display import file_change
-from earshot.core.tools.read import (
+from earshot.core.tools._files import (
     TextFile,
     decode_text,
     os_failure,
@@ -32,6 +24,14 @@ from earshot.core.tools.read import (
     target_path,
     with_newline,
 )
+from earshot.core.tools.base import (
+    PermissionRequest,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    define_tool,
+)
+from earshot.core.tools.display import file_change
 
 DESCRIPTION = """
 Write a file: create it (and any missing parent directories), or replace all of an
