@@ -57,6 +57,7 @@ from earshot.core.tools.base import AnyTool, AskFn
 from earshot.core.tools.registry import BUILTIN
 from earshot.core.tools.state import Todo, ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo, UndoResult
+from earshot.core.undo.recorder import UndoRecorder
 from earshot.providers import types as pt
 from earshot.providers.auth import AuthStore
 from earshot.providers.catalog import CatalogError, ModelCatalog, parse_ref
@@ -83,21 +84,6 @@ class SessionCost:
     run_usd: float | None
     earlier_usd: float
     usage: pt.Usage
-
-
-class UndoRecorder:
-    """Takes a snapshot before a mutating batch and records its ref in the transcript, so
-    the session that took it is the one that can restore it."""
-
-    def __init__(self, undo: Undo, session: Session) -> None:
-        self.undo = undo
-        self.session = session
-
-    async def snapshot(self, label: str = "") -> str | None:
-        ref = await self.undo.snapshot(label)
-        if ref is not None:
-            await self.session.append_snapshot_ref(ref)
-        return ref
 
 
 def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
@@ -505,7 +491,6 @@ __all__ = [
     "SessionCost",
     "SessionOptions",
     "SessionSetupError",
-    "UndoRecorder",
     "list_sessions",
     "session_exists",
 ]

@@ -4,7 +4,7 @@
 
     ModelClient  streams one model call (core.model.ProviderModel; ScriptedModel)
     Gate         the permission gate (core.permissions.PermissionGate)
-    Snapshotter  takes an undo snapshot before a mutating batch (core.agent_session.UndoRecorder)
+    Snapshotter  takes an undo snapshot before a mutating batch (core.undo.recorder.UndoRecorder)
     Transcript   records what happened (core.session.Session)
 
 Tests and other front-ends may pass their own implementations; conformance is structural.
