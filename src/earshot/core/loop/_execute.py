@@ -91,6 +91,9 @@ class ToolBatch:
     """Sees every result a tool returned (not errors made here), as it arrives."""
     reason_prefix: str = ""
     """Put before the gate's reason when a person is asked ("verification check: ")."""
+    unanswered: str | None = HEADLESS_DENIAL
+    """Why a call that needs approval is denied when nobody can approve (None: the gate's
+    own reason)."""
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -184,7 +187,7 @@ class ToolBatch:
         parts: tuple[str, ...],
     ) -> tuple[str, str]:
         if self.approve is None:
-            return "deny", HEADLESS_DENIAL
+            return "deny", self.unanswered or reason
         approve = self.approve
         ask = ApprovalRequest(
             call=call, request=request, reason=self.reason_prefix + reason, title=title, parts=parts

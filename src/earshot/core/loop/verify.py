@@ -3,9 +3,9 @@
 The commands run as one batch of ``bash`` calls (``ToolBatch``, the batch every tool call
 goes through), exactly as if the model had asked: a deny rule refuses one, an ask decision
 goes to the approver, raced against an abort (or, with nobody to ask, leaves the check
-"blocked"); no undo snapshot is taken for them. Failures are fed back to the model as a user
-message, for up to ``rounds`` rounds; the turn's result then says passed, failed or blocked,
-and never reports success over a failed check.
+"blocked" with the gate's reason); no undo snapshot is taken for them. Failures are fed
+back to the model as a user message, for up to ``rounds`` rounds; the turn's result then
+says passed, failed or blocked, and never reports success over a failed check.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ async def run(
         gate=gate,
         approve=approve,
         reason_prefix="verification check: ",
+        unanswered=None,
     )
     command_of = {call.id: command for call, command in zip(calls, commands, strict=True)}
     decided: dict[str, PermissionDecided] = {}
