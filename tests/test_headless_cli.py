@@ -300,3 +300,17 @@ def test_image_flag_sends_the_image_with_the_prompt(
     missing = earshot(fake_provider, repo, "-p", "and this?", "--image", "nope.png")
     assert missing.returncode == 2
     assert "nope.png" in missing.stderr
+
+
+def test_a_slash_command_is_answered_without_a_model_call(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    done = earshot(fake_provider, repo, "-p", "/cost", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    (result,) = records(done.stdout)
+    assert result["type"] == "result" and result["num_turns"] == 0
+    assert str(result["text"]).startswith("Session cost: $0.0000")
+    refused = earshot(fake_provider, repo, "-p", "/mode sideways")
+    assert refused.returncode == 1
+    assert "unknown permission mode" in refused.stderr
+    assert fake_provider.requests == []
