@@ -14,6 +14,7 @@ ls, glob, grep).
     shown_path(ctx, path)    the path as the model and the user see it
     missing_message(...)     "no such file", with near names in the same directory
     os_failure(exc, ...)     an OSError as a model-facing ToolError
+    in_thread(doing, work)   a file tool's execute: work on a thread, OSErrors for the model
 
 Text is decoded as UTF-8 (a UTF-8 or UTF-16 BOM is honoured); a file that is not UTF-8
 and has no NUL bytes and few control bytes is decoded as cp1252, or latin-1 when cp1252
@@ -24,10 +25,23 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Protocol, TypeVar
 
-from earshot.core.tools.base import ToolContext, ToolError
+import anyio
+
+from earshot.core.tools.base import ToolContext, ToolError, ToolResult
+
+
+class _PathArgs(Protocol):
+    @property
+    def path(self) -> str: ...
+
+
+A = TypeVar("A", bound=_PathArgs)
 
 _IMAGES = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -195,11 +209,33 @@ def missing_message(ctx: ToolContext, path: Path, *, what: str = "file") -> str:
     return message
 
 
+def in_thread(
+    doing: str, work: Callable[[A, ToolContext], ToolResult], *, read_only: bool
+) -> Callable[[A, ToolContext], Awaitable[ToolResult]]:
+    """A file tool's ``execute``: ``work`` on a worker thread, an ``OSError`` turned into a
+    ToolError naming the path (``os_failure``). A read-only one is abandoned when the turn
+    is interrupted; a change is never left half done."""
+
+    def guarded(args: A, ctx: ToolContext) -> ToolResult:
+        try:
+            return work(args, ctx)
+        except OSError as exc:
+            raise os_failure(exc, doing, ctx.resolve(args.path)) from exc
+
+    async def execute(args: A, ctx: ToolContext) -> ToolResult:
+        return await anyio.to_thread.run_sync(
+            partial(guarded, args, ctx), abandon_on_cancel=read_only
+        )
+
+    return execute
+
+
 __all__ = [
     "TextFile",
     "decode_text",
     "describe_binary",
     "dominant_newline",
+    "in_thread",
     "line_of",
     "missing_message",
     "os_failure",

@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
-import anyio
 import msgspec
 
 from earshot.core.tools._diff import capped_diff, diff_stats, unified_diff
@@ -36,9 +34,9 @@ from earshot.core.tools._files import (
     decode_text,
     describe_binary,
     dominant_newline,
+    in_thread,
     line_of,
     missing_message,
-    os_failure,
     shown_path,
     split_lines,
     target_path,
@@ -330,15 +328,7 @@ def _edit(args: EditInput, ctx: ToolContext) -> ToolResult:
     return change_result(loaded, loaded.file.text, replaced, summary)
 
 
-def _edit_or_fail(args: EditInput, ctx: ToolContext) -> ToolResult:
-    try:
-        return _edit(args, ctx)
-    except OSError as exc:
-        raise os_failure(exc, "edit", ctx.resolve(args.path)) from exc
-
-
-async def _execute(args: EditInput, ctx: ToolContext) -> ToolResult:
-    return await anyio.to_thread.run_sync(partial(_edit_or_fail, args, ctx))
+_execute = in_thread("edit", _edit, read_only=False)
 
 
 def _permission(args: EditInput, ctx: ToolContext) -> PermissionRequest:

@@ -8,13 +8,11 @@ at ``MAX_ENTRIES`` with a marker naming how many were left out.
 from __future__ import annotations
 
 import fnmatch
-from functools import partial
 from typing import Annotated
 
-import anyio
 import msgspec
 
-from earshot.core.tools._files import missing_message, os_failure, shown_path, target_path
+from earshot.core.tools._files import in_thread, missing_message, shown_path, target_path
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
 
 MAX_ENTRIES = 1000
@@ -89,16 +87,7 @@ def _ls(args: LsInput, ctx: ToolContext) -> ToolResult:
     return ToolResult.text("\n".join(lines), brief=f"Listed {name} ({counts})")
 
 
-def _ls_or_fail(args: LsInput, ctx: ToolContext) -> ToolResult:
-    try:
-        return _ls(args, ctx)
-    except OSError as exc:
-        raise os_failure(exc, "list", ctx.resolve(args.path)) from exc
-
-
-async def _execute(args: LsInput, ctx: ToolContext) -> ToolResult:
-    return await anyio.to_thread.run_sync(partial(_ls_or_fail, args, ctx), abandon_on_cancel=True)
-
+_execute = in_thread("list", _ls, read_only=True)
 
 TOOL = define_tool(
     name="ls",

@@ -7,14 +7,12 @@ the file is written once, only when every edit applied. The matching rules are `
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
-import anyio
 import msgspec
 
 from earshot.core.tools._diff import diff_stats, unified_diff
-from earshot.core.tools._files import os_failure
+from earshot.core.tools._files import in_thread
 from earshot.core.tools._output import cap_text
 from earshot.core.tools.base import (
     PermissionRequest,
@@ -106,15 +104,7 @@ def _multi_edit(args: MultiEditInput, ctx: ToolContext) -> ToolResult:
     )
 
 
-def _multi_edit_or_fail(args: MultiEditInput, ctx: ToolContext) -> ToolResult:
-    try:
-        return _multi_edit(args, ctx)
-    except OSError as exc:
-        raise os_failure(exc, "edit", ctx.resolve(args.path)) from exc
-
-
-async def _execute(args: MultiEditInput, ctx: ToolContext) -> ToolResult:
-    return await anyio.to_thread.run_sync(partial(_multi_edit_or_fail, args, ctx))
+_execute = in_thread("edit", _multi_edit, read_only=False)
 
 
 def _permission(args: MultiEditInput, ctx: ToolContext) -> PermissionRequest:

@@ -5,18 +5,16 @@ is seen as text (shared by every file tool) lives in ``_files``.
 from __future__ import annotations
 
 import base64
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
-import anyio
 import msgspec
 
 from earshot.core.tools._files import (
     decode_text,
     describe_binary,
+    in_thread,
     missing_message,
-    os_failure,
     shown_path,
     sniff_image,
     split_lines,
@@ -182,16 +180,7 @@ def _image(ctx: ToolContext, path: Path, name: str, data: bytes, media_type: str
     )
 
 
-def _read_or_fail(args: ReadInput, ctx: ToolContext) -> ToolResult:
-    try:
-        return _read(args, ctx)
-    except OSError as exc:
-        raise os_failure(exc, "read", ctx.resolve(args.path)) from exc
-
-
-async def _execute(args: ReadInput, ctx: ToolContext) -> ToolResult:
-    return await anyio.to_thread.run_sync(partial(_read_or_fail, args, ctx), abandon_on_cancel=True)
-
+_execute = in_thread("read", _read, read_only=True)
 
 TOOL = define_tool(
     name="read",

@@ -7,18 +7,16 @@ a CRLF file keeps CRLF line endings (``\\n`` in the content is written as ``\\r\
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
-import anyio
 import msgspec
 
 from earshot.core.tools._diff import capped_diff, diff_stats, unified_diff
 from earshot.core.tools._files import (
     TextFile,
     decode_text,
-    os_failure,
+    in_thread,
     shown_path,
     split_lines,
     target_path,
@@ -103,15 +101,7 @@ def _write(args: WriteInput, ctx: ToolContext) -> ToolResult:
     return ToolResult.text(text, brief=brief, display=change)
 
 
-def _write_or_fail(args: WriteInput, ctx: ToolContext) -> ToolResult:
-    try:
-        return _write(args, ctx)
-    except OSError as exc:
-        raise os_failure(exc, "write", ctx.resolve(args.path)) from exc
-
-
-async def _execute(args: WriteInput, ctx: ToolContext) -> ToolResult:
-    return await anyio.to_thread.run_sync(partial(_write_or_fail, args, ctx))
+_execute = in_thread("write", _write, read_only=False)
 
 
 def _permission(args: WriteInput, ctx: ToolContext) -> PermissionRequest:
