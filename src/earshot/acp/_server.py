@@ -73,6 +73,7 @@ from earshot.acp._updates import Update, plan_update, replay
 from earshot.core.agent_session import (
     AgentSession,
     SessionSetupError,
+    error_text,
     list_sessions,
     session_exists,
 )
@@ -349,7 +350,7 @@ class EarshotAcpAgent:
         except (SessionSetupError, SessionError) as exc:
             fail(INVALID_PARAMS, str(exc))
         except (UserError, ProviderError) as exc:
-            fail(INTERNAL_ERROR, _message(exc))
+            fail(INTERNAL_ERROR, error_text(exc))
         for warning in session.warnings:
             log.warning("%s", warning)
         prompter.session_id = session.id
@@ -379,10 +380,6 @@ if TYPE_CHECKING:
     from acp.interfaces import Agent
 
     _conforms: Agent = EarshotAcpAgent(model=None, permission_mode=None)
-
-
-def _message(exc: Exception) -> str:
-    return exc.message if isinstance(exc, ProviderError) else str(exc)
 
 
 __all__ = ["CAPABILITIES", "MCP_REFUSED", "EarshotAcpAgent"]

@@ -98,7 +98,8 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
     return [ids.get(id(message)) for message in history]
 
 
-def _message(exc: Exception) -> str:
+def error_text(exc: Exception) -> str:
+    """What a person reads for a failure (a provider's message never carries a key)."""
     return exc.message if isinstance(exc, ProviderError) else str(exc)
 
 
@@ -374,7 +375,7 @@ class AgentSession:
         try:
             target = target_for(ref.strip(), settings=self.settings, catalog=self.catalog)
         except (CatalogError, ProviderError, SettingsError, NoModelError) as exc:
-            raise CommandError(_message(exc)) from exc
+            raise CommandError(error_text(exc)) from exc
         await self.agent.switch_model(target)
         return target.ref
 
@@ -462,7 +463,7 @@ class AgentSession:
         except (UserError, ProviderError) as exc:
             fresh = replace(self.options, resume=None, continue_latest=False, fork=False)
             fresh = replace(fresh, model=model, permission_mode=mode)
-            return self._open_like(fresh), _message(exc)
+            return self._open_like(fresh), error_text(exc)
 
     def _open_like(self, options: SessionOptions) -> AgentSession:
         return AgentSession.open(
@@ -491,6 +492,7 @@ __all__ = [
     "SessionCost",
     "SessionOptions",
     "SessionSetupError",
+    "error_text",
     "list_sessions",
     "session_exists",
 ]

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from earshot._base.errors import UserError
-from earshot.core.agent_session import AgentSession
+from earshot.core.agent_session import AgentSession, error_text
 from earshot.core.loop.events import AgentEvent
 from earshot.core.permissions import MODES
 from earshot.providers.errors import ProviderError
@@ -304,7 +304,7 @@ async def run(session: AgentSession, text: str, *, everywhere: bool = False) -> 
     try:
         return await command.run(session, arg)
     except (UserError, ProviderError) as exc:
-        return _error(exc.message if isinstance(exc, ProviderError) else str(exc))
+        return _error(error_text(exc))
 
 
 __all__ = ["ALIASES", "COMMANDS", "INIT_PROMPT", "Command", "CommandReply", "find", "run"]
