@@ -12,7 +12,7 @@ import anyio
 import msgspec
 
 from earshot.core.loop.agent import Agent
-from earshot.core.loop.events import AgentEvent
+from earshot.core.loop.events import AgentEvent, TurnEnded
 from earshot.core.permissions import Mode
 from earshot.core.tools.base import (
     AnyTool,
@@ -22,6 +22,7 @@ from earshot.core.tools.base import (
     ToolResult,
     define_tool,
 )
+from earshot.providers import types as pt
 from earshot.providers.models import Cost, ModelInfo
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.target import AuthStyle, Secret, Target, WireName
@@ -213,6 +214,23 @@ def make_agent(
         retry=FAST_RETRY,
         **kwargs,  # type: ignore[arg-type]  # test pass-through of Agent options
     )
+
+
+def ended(events: list[AgentEvent]) -> TurnEnded:
+    last = events[-1]
+    assert isinstance(last, TurnEnded)
+    assert sum(isinstance(e, TurnEnded) for e in events) == 1
+    return last
+
+
+def tool_results(agent: Agent) -> list[pt.ToolResultPart]:
+    return [
+        part
+        for message in agent.history
+        if message.role == "tool"
+        for part in message.parts
+        if isinstance(part, pt.ToolResultPart)
+    ]
 
 
 async def run(

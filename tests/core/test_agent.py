@@ -7,21 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from earshot.core.loop.agent import Agent
 from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
     TextDelta,
-    TurnEnded,
 )
 from earshot.providers import types as pt
 from tests.core.support import (
     WIRES,
     Recorder,
     WireCase,
+    ended,
     make_agent,
     run,
     sample_tools,
+    tool_results,
 )
 from tests.fake_provider import FakeProvider, ToolCallSpec
 
@@ -35,23 +35,6 @@ def anyio_backend() -> str:
 def case(request: pytest.FixtureRequest) -> WireCase:
     wire: WireCase = request.param
     return wire
-
-
-def ended(events: list[AgentEvent]) -> TurnEnded:
-    last = events[-1]
-    assert isinstance(last, TurnEnded)
-    assert sum(isinstance(e, TurnEnded) for e in events) == 1
-    return last
-
-
-def tool_results(agent: Agent) -> list[pt.ToolResultPart]:
-    return [
-        part
-        for message in agent.history
-        if message.role == "tool"
-        for part in message.parts
-        if isinstance(part, pt.ToolResultPart)
-    ]
 
 
 def echo(n: int, text: str, delay: float = 0.0) -> ToolCallSpec:

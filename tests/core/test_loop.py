@@ -16,7 +16,6 @@ from earshot.core.loop.events import (
     PermissionDecided,
     ToolCallRequested,
     ToolFinished,
-    TurnEnded,
     UserMessageInjected,
 )
 from earshot.core.loop.input import InputError
@@ -27,7 +26,14 @@ from earshot.core.tools.read import TOOL as READ
 from earshot.providers import types as pt
 from earshot.providers.models import Cost, ModelInfo
 from earshot.providers.target import Secret, Target
-from tests.core.support import Recorder, ScriptedGate, run, sample_tools
+from tests.core.support import (
+    Recorder,
+    ScriptedGate,
+    ended,
+    run,
+    sample_tools,
+    tool_results,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -86,23 +92,6 @@ def echo(n: int, text: str, delay: float = 0.0) -> pt.ToolCallPart:
     return call(f"call_{n}", "echo", text=text)
 
 
-def ended(events: list[AgentEvent]) -> TurnEnded:
-    last = events[-1]
-    assert isinstance(last, TurnEnded)
-    assert sum(isinstance(e, TurnEnded) for e in events) == 1
-    return last
-
-
-def results(agent: Agent) -> list[pt.ToolResultPart]:
-    return [
-        part
-        for message in agent.history
-        if message.role == "tool"
-        for part in message.parts
-        if isinstance(part, pt.ToolResultPart)
-    ]
-
-
 def text(result: pt.ToolResultPart) -> str:
     return pt.text_of(pt.Message(role="tool", parts=list(result.content)))
 
@@ -136,7 +125,7 @@ async def test_parallel_read_only_calls_keep_emission_order(tmp_path: Path) -> N
     assert recorder.finished == ["fast", "medium", "slow"]
     finished = [e.result for e in events if isinstance(e, ToolFinished)]
     assert [text(r) for r in finished] == ["echo: slow", "echo: medium", "echo: fast"]
-    assert [r.call_id for r in results(agent)] == [r.call_id for r in finished]
+    assert [r.call_id for r in tool_results(agent)] == [r.call_id for r in finished]
     assert_every_call_answered(model.requests[-1].messages)
 
 
@@ -174,7 +163,7 @@ async def test_unknown_tool_invalid_arguments_and_a_raising_tool_become_results(
     )
     end = ended(await run(agent, "try things"))
     assert end.reason == "end_turn"
-    found = results(agent)
+    found = tool_results(agent)
     assert len(found) == 5
     unknown, invalid, raised, refused, fine = (text(r) for r in found)
     assert "unknown tool 'teleport'" in unknown
@@ -206,7 +195,7 @@ async def test_denied_and_unapprovable_calls_are_reported(tmp_path: Path) -> Non
     assert not (tmp_path / "x.txt").exists()
     end = ended(events)
     assert [d.tool for d in end.permission_denials] == ["touch", "boom"]
-    assert all(r.is_error for r in results(agent))
+    assert all(r.is_error for r in tool_results(agent))
 
 
 async def test_abort_mid_stream_keeps_what_was_said_and_the_next_turn_works(
@@ -247,7 +236,7 @@ async def test_abort_mid_tool_gives_every_call_a_result(tmp_path: Path) -> None:
 
     events = await run(agent, "wait", on_event)
     assert ended(events).reason == "aborted"
-    found = results(agent)
+    found = tool_results(agent)
     assert len(found) == 2
     assert all(r.is_error for r in found)
     assert "forever" not in recorder.finished
@@ -273,7 +262,7 @@ async def test_abort_interrupts_a_running_tool(tmp_path: Path) -> None:
     assert ended(events).reason == "aborted"
     assert recorder.started == ["forever"]
     assert recorder.finished == []
-    (result,) = results(agent)
+    (result,) = tool_results(agent)
     assert result.is_error
     assert "interrupted" in text(result)
 
@@ -309,7 +298,7 @@ async def test_edit_refused_for_an_ambiguous_match(tmp_path: Path) -> None:
         "I need more context.",
     )
     ended(await run(agent, "change x"))
-    edit_result = results(agent)[1]
+    edit_result = tool_results(agent)[1]
     assert edit_result.is_error
     assert "2" in text(edit_result)
     assert target_file.read_text() == original
