@@ -269,6 +269,12 @@ def key_from_env(spec: ProviderSpec, env: Mapping[str, str]) -> tuple[str, str] 
     return None
 
 
+def key_variables(provider: str) -> tuple[str, ...]:
+    """The env vars that hold a key for ``provider`` (none for an unknown id)."""
+    spec = _BY_ID.get(provider)
+    return spec.env if spec is not None else ()
+
+
 def missing_key_error(spec: ProviderSpec) -> ProviderError:
     where = " or ".join(spec.env) if spec.env else "credentials"
     return ProviderError(
@@ -329,6 +335,7 @@ __all__ = [
     "base_url_for",
     "get_provider",
     "key_from_env",
+    "key_variables",
     "missing_key_error",
     "provider_ids",
     "resolve_target",
