@@ -11,7 +11,7 @@ import pytest
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.stream import collect
 from earshot.providers.target import Secret, Target, WireName
-from earshot.providers.types import ErrorEvent, Message, ModelRequest, TextPart
+from earshot.providers.types import ErrorEvent, JSONValue, Message, ModelRequest, TextPart
 from earshot.providers.wire import implemented_wires
 from tests.fake_provider import FakeProvider, RawReply
 from tests.wire.streams import error_of
@@ -55,7 +55,7 @@ def call(
 
 
 # The body LiteLLM's proxy answers with: OpenAI's shape, ``code`` a string, extra fields.
-LITELLM_400: dict[str, object] = {
+LITELLM_400: JSONValue = {
     "error": {
         "message": "litellm.BadRequestError: Invalid model name passed in model=gw-gpt",
         "type": "invalid_request_error",
@@ -83,7 +83,7 @@ def test_a_gateway_error_body_reads_as_provider_and_message(
 @pytest.mark.parametrize("wire", WIRES)
 @pytest.mark.parametrize("code", [429, "429", "rate_limit_exceeded"])
 def test_a_rate_limit_with_any_code_is_retried_then_reported(
-    fake_provider: FakeProvider, wire: WireName, code: object
+    fake_provider: FakeProvider, wire: WireName, code: JSONValue
 ) -> None:
     body = RawReply.json(429, {"error": {"message": "Too many requests", "code": code}})
     error = call(fake_provider, wire, body, body, body, key=KEY)
@@ -117,9 +117,9 @@ def test_a_rate_limit_with_any_code_is_retried_then_reported(
     ids=["ollama", "vllm", "fastapi", "gemini-list", "wrapped-upstream"],
 )
 def test_every_server_shape_gives_its_message(
-    fake_provider: FakeProvider, wire: WireName, body: object, message: str
+    fake_provider: FakeProvider, wire: WireName, body: JSONValue, message: str
 ) -> None:
-    error = call(fake_provider, wire, RawReply.json(404, body), key=KEY)  # type: ignore[arg-type]  # shapes are JSON
+    error = call(fake_provider, wire, RawReply.json(404, body), key=KEY)
     assert error.kind == "invalid_request"
     assert error.message.startswith(f"openai-compatible: {message}")
     assert "{" not in error.message
@@ -156,7 +156,7 @@ def test_a_json_body_of_no_known_shape_is_named_not_dumped(
 def test_401_without_a_key_names_the_variable_to_set(
     fake_provider: FakeProvider, wire: WireName
 ) -> None:
-    body = {
+    body: JSONValue = {
         "error": {
             "message": "Authentication Error, No api key passed in.",
             "type": "auth_error",
@@ -199,7 +199,7 @@ def test_an_ordinary_500_without_a_key_is_still_a_retried_server_error(
 def test_a_refused_key_is_an_auth_error_without_the_hint_and_never_shown(
     fake_provider: FakeProvider, wire: WireName
 ) -> None:
-    body = {"error": {"message": f"Incorrect API key provided: {KEY}", "code": "401"}}
+    body: JSONValue = {"error": {"message": f"Incorrect API key provided: {KEY}", "code": "401"}}
     error = call(fake_provider, wire, RawReply.json(401, body), key=KEY)
     assert error.kind == "auth"
     assert "OPENAI_COMPATIBLE_API_KEY" not in error.message
