@@ -24,6 +24,7 @@ from earshot.providers.registry import (
     base_url_for,
     get_provider,
     key_from_env,
+    wire_for,
 )
 from earshot.providers.types import JSONObject, JSONValue
 from earshot.providers.wire import implemented_wires
@@ -62,11 +63,12 @@ def print_providers(*, as_json: bool, cwd: Path | None = None) -> int:
     for spec in PROVIDERS:
         key_set, source = _key_source(spec, stored)
         base_url = base_url_for(spec, os.environ, settings.provider(spec.id))
+        spec_wire = wire_for(spec, None, settings.provider(spec.id))
         record: JSONObject = {
             "id": spec.id,
             "name": spec.name,
-            "wire": spec.wire,
-            "implemented": spec.wire in wires,
+            "wire": spec_wire,
+            "implemented": spec_wire in wires,
             "env": list(spec.env),
             "base_url": base_url,
             "base_url_env": list(spec.base_url_vars),
@@ -76,7 +78,7 @@ def print_providers(*, as_json: bool, cwd: Path | None = None) -> int:
         if spec.note:
             record["note"] = spec.note
         records.append(record)
-        wire = spec.wire if spec.wire in wires else f"{spec.wire} (planned)"
+        wire = spec_wire if spec_wire in wires else f"{spec_wire} (planned)"
         rows.append([spec.id, spec.name, wire, source, base_url or "(set in settings)"])
     if as_json:
         _emit_json(records)
