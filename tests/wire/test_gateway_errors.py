@@ -185,6 +185,42 @@ def test_a_gateway_no_key_answer_is_not_retried_as_a_server_error(
 
 
 @pytest.mark.parametrize("wire", WIRES)
+def test_a_bare_500_to_a_keyless_request_says_no_key_was_sent_and_is_not_retried(
+    fake_provider: FakeProvider, wire: WireName
+) -> None:
+    bare = RawReply(500, b"Internal Server Error", content_type="text/plain")
+    error = call(fake_provider, wire, bare, bare, bare)
+    assert (error.kind, error.retryable, error.status) == ("server", False, 500)
+    assert error.message.startswith("openai-compatible: HTTP 500: Internal Server Error;")
+    assert "earshot sent no API key" in error.message
+    assert "set OPENAI_COMPATIBLE_API_KEY" in error.message
+    assert len(fake_provider.requests) == 1
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_bare_500_with_a_key_is_retried_as_before(
+    fake_provider: FakeProvider, wire: WireName
+) -> None:
+    bare = RawReply(500, b"Internal Server Error", content_type="text/plain")
+    error = call(fake_provider, wire, bare, bare, bare, key=KEY)
+    assert (error.kind, error.retryable) == ("server", True)
+    assert error.message == "openai-compatible: Internal Server Error"
+    assert len(fake_provider.requests) == 3
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_message_in_paragraphs_is_shown_on_one_line(
+    fake_provider: FakeProvider, wire: WireName
+) -> None:
+    text = "litellm.BadRequestError: bad temperature\n\nLiteLLM: model group 'gw' failed."
+    body = RawReply.json(400, {"error": {"message": text, "code": "400"}})
+    error = call(fake_provider, wire, body, key=KEY)
+    assert error.message.startswith(
+        "openai-compatible: litellm.BadRequestError: bad temperature LiteLLM: model group"
+    )
+
+
+@pytest.mark.parametrize("wire", WIRES)
 def test_an_ordinary_500_without_a_key_is_still_a_retried_server_error(
     fake_provider: FakeProvider, wire: WireName
 ) -> None:

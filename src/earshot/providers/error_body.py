@@ -18,7 +18,9 @@ inner message. So a person reads ``<provider>: <message>``, never a raw JSON blo
 
 ``missing_key_error`` is the one check every wire makes first: when earshot sent no
 credential and the answer says one is needed (401/403, or a gateway's "no API key" 400/500),
-the error names the variable to set instead of a retryable "Internal Server Error".
+or is a bare 500 with no error body (what LiteLLM's proxy answers a keyless request with),
+the error names the variable to set and is not retried into "Internal Server Error".
+Messages are put on one line (gateways append paragraphs).
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def _from_json(value: JSONValue, depth: int = 0) -> VendorError | None:
     error = value.get("error")
     if isinstance(error, str) and error.strip():
         return VendorError(
-            message=_unwrap(error, depth),
+            message=_one_line(_unwrap(error, depth)),
             type=_text(value.get("type")),
             code=_code(value.get("code")),
         )
@@ -104,7 +106,7 @@ def _from_json(value: JSONValue, depth: int = 0) -> VendorError | None:
     if code is None and isinstance(details, dict):
         code = _text(details.get("error_code"))  # Anthropic: error.details.error_code
     return VendorError(
-        message=_unwrap(message, depth),
+        message=_one_line(_unwrap(message, depth)),
         type=_text(inner.get("type")) if inner.get("type") != "error" else None,
         code=code,
         status=_text(inner.get("status")),
@@ -146,6 +148,10 @@ def _unwrap(message: str, depth: int) -> str:
     tail = message[end + 1 :].strip()
     text = f"{head}: {inner.message}" if head else inner.message
     return f"{text} {tail}" if tail else text
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _text(value: JSONValue) -> str | None:
@@ -201,26 +207,38 @@ def sent_credential(target: Target) -> bool:
 
 
 def missing_key_error(status: int, vendor: VendorError, target: Target) -> ProviderError | None:
-    """The error to report instead when earshot sent no credential and the server wants one:
-    401/403, or a 400/422/500 whose message says a key is missing. None otherwise."""
+    """The error to report instead when earshot sent no credential and the server may want
+    one; None otherwise (and for a provider with no key variable).
+
+    - 401/403, or a 400/422/500 whose message says a key is missing: an ``auth`` error;
+    - a 500 with no error body at all (LiteLLM's proxy answers a keyless request with a
+      plain "Internal Server Error"): a ``server`` error that is not retried, saying that no
+      key was sent and where one goes.
+    """
     if sent_credential(target):
-        return None
-    if status not in (401, 403) and not (
-        status in (400, 422, 500) and _NO_KEY.search(vendor.message)
-    ):
         return None
     variables = key_variables(target.provider)
     if not variables:
         return None
     said = _excerpt(redact(vendor.message, target.secrets()))
-    return ProviderError(
-        "auth",
-        f"{target.provider}: the server wants an API key and earshot sent none "
-        f"(HTTP {status}: {said}); set {' or '.join(variables)}, "
-        f"or run `earshot auth login {target.provider}`",
-        retryable=False,
-        status=status,
-    )
+    fix = f"set {' or '.join(variables)}, or run `earshot auth login {target.provider}`"
+    if status in (401, 403) or (status in (400, 422, 500) and _NO_KEY.search(vendor.message)):
+        return ProviderError(
+            "auth",
+            f"{target.provider}: the server wants an API key and earshot sent none "
+            f"(HTTP {status}: {said}); {fix}",
+            retryable=False,
+            status=status,
+        )
+    if status == 500 and not vendor.decoded:
+        return ProviderError(
+            "server",
+            f"{target.provider}: HTTP 500: {said}; earshot sent no API key, and a gateway "
+            f"that wants one may answer so: if this server needs a key, {fix}",
+            retryable=False,
+            status=status,
+        )
+    return None
 
 
 __all__ = ["VendorError", "missing_key_error", "read_error_body", "sent_credential", "shown"]
