@@ -21,9 +21,11 @@ Paths (one table row each)::
 
 Columns: a plain answer; a five-step tool session (four ``read`` calls, then the answer, each
 request's tool results paired as the wire requires); usage reported; cost from the catalog;
-how an upstream 400 reads; a wrong key; no key at all; and how many upstream tries one
-request makes against a failing upstream with earshot's default retries and with
-``EARSHOT_MAX_RETRIES=0`` (the proxy itself retries ``--proxy-retries`` times).
+whether an upstream 400 and a wrong key read as ``<provider>: <message>``; what no key at all
+says (and how many times earshot asked); and, against an upstream that answers 503, how
+many requests earshot sent the proxy and how many the proxy sent upstream, with earshot's
+default retries and with ``EARSHOT_MAX_RETRIES=0`` (the proxy retries ``--proxy-retries``
+times on its own). ``--verbose`` prints every error message as earshot showed it.
 
 Usage (from the repository root)::
 
@@ -41,6 +43,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,7 +56,9 @@ from tests.fake_provider import (  # noqa: E402
     RawReply,
     RecordedRequest,
     Reply,
+    SSEReply,
     ToolCallSpec,
+    Wire,
     anthropic,
     assert_tool_results_paired,
     detect_wire,
@@ -87,23 +92,40 @@ class RoutingFake(FakeProvider):
             answered = assert_tool_results_paired(request, wire)
         except AssertionError as exc:
             self.problems.append(str(exc))
-        builders = {
-            "anthropic": anthropic,
-            "openai_chat": openai_chat,
-            "openai_responses": openai_responses,
-            "gemini": gemini,
-        }
-        fake = builders[wire]
+        fake = BUILDERS[wire]
         match self.mode:
             case "bad":
-                return fake.error_reply(400, "Invalid value for 'temperature': must be <= 2.")
+                return fake.error(400, "Invalid value for 'temperature': must be <= 2.")
             case "down":
-                return fake.error_reply(503, "The upstream is overloaded.")
+                return fake.error(503, "The upstream is overloaded.")
             case "tools" if answered < STEPS - 1:
                 call = ToolCallSpec(f"call_{answered + 1}", "read", {"path": "notes.txt"})
-                return fake.tool_calls_turn([call])
+                return fake.tools([call])
             case _:
-                return fake.text_turn(ANSWER)
+                return fake.text(ANSWER)
+
+
+@dataclass(frozen=True)
+class Builders:
+    """One wire's reply builders from the fake provider."""
+
+    text: Callable[[str], SSEReply]
+    tools: Callable[[list[ToolCallSpec]], SSEReply]
+    error: Callable[[int, str], RawReply]
+
+
+BUILDERS: dict[Wire, Builders] = {
+    "anthropic": Builders(anthropic.text_turn, anthropic.tool_calls_turn, anthropic.error_reply),
+    "openai_chat": Builders(
+        openai_chat.text_turn, openai_chat.tool_calls_turn, openai_chat.error_reply
+    ),
+    "openai_responses": Builders(
+        openai_responses.text_turn,
+        openai_responses.tool_calls_turn,
+        openai_responses.error_reply,
+    ),
+    "gemini": Builders(gemini.text_turn, gemini.tool_calls_turn, gemini.error_reply),
+}
 
 
 @dataclass
@@ -159,6 +181,7 @@ def start_proxy(exe: Path, config: Path, port: int, log: Path) -> subprocess.Pop
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # the bundled price map: no download
         "LITELLM_TELEMETRY": "False",
         "NO_PROXY": "127.0.0.1,localhost",
+        "PYTHONUNBUFFERED": "1",  # the access log is read to count earshot's attempts
     }
     cmd = [str(exe), "--config", str(config), "--host", "127.0.0.1", "--port", str(port)]
     process = subprocess.Popen(cmd, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
@@ -219,6 +242,11 @@ def run_earshot(
     lines = done.stdout.strip().splitlines()
     result: dict[str, JSONValue] = json.loads(lines[-1]) if lines else {}
     return Outcome(done.returncode, result, done.stderr.strip())
+
+
+def gateway_hits(log: Path) -> int:
+    """Requests the proxy has logged so far (uvicorn's access log: one line per request)."""
+    return sum('"POST ' in line for line in log.read_text(errors="replace").splitlines())
 
 
 def error_text(outcome: Outcome) -> str:
@@ -291,8 +319,8 @@ def main() -> int:
         "400 READS",
         "BAD KEY",
         "NO KEY",
-        "TRIES 503",
-        "TRIES 503 (0)",
+        "503: TRIES -> UPSTREAM",
+        "WITH EARSHOT_MAX_RETRIES=0",
     ]
     rows: list[list[str]] = []
     messages: list[str] = []
@@ -332,20 +360,22 @@ def main() -> int:
             messages.append(f"{path.name} / wrong key: {wrong_message}")
 
             if provider == "openai-compatible":
+                hits = gateway_hits(log)
                 nokey = run_earshot(path, work, home, key=None)
                 nokey_message = error_text(nokey)
                 messages.append(f"{path.name} / no key: {nokey_message}")
-                nokey_cell = "names var" if path.key_var in nokey_message else "NO"
+                named = "names var" if path.key_var in nokey_message else "NO"
+                nokey_cell = f"{named}, {gateway_hits(log) - hits} attempt(s)"
             else:
                 nokey_cell = "n/a"
 
             fake.mode = "down"
-            before = len(fake.requests)
+            before, hits = len(fake.requests), gateway_hits(log)
             run_earshot(path, work, home, key=MASTER_KEY)
-            default_tries = len(fake.requests) - before
-            before = len(fake.requests)
+            default_tries = f"{gateway_hits(log) - hits} -> {len(fake.requests) - before}"
+            before, hits = len(fake.requests), gateway_hits(log)
             down = run_earshot(path, work, home, key=MASTER_KEY, extra={"EARSHOT_MAX_RETRIES": "0"})
-            zero_tries = len(fake.requests) - before
+            zero_tries = f"{gateway_hits(log) - hits} -> {len(fake.requests) - before}"
             messages.append(f"{path.name} / upstream 503: {error_text(down)}")
 
             rows.append(
@@ -358,8 +388,8 @@ def main() -> int:
                     "ok" if shown_well(bad_message, provider) else "RAW",
                     "ok" if shown_well(wrong_message, provider) else "RAW",
                     nokey_cell,
-                    str(default_tries),
-                    str(zero_tries),
+                    default_tries,
+                    zero_tries,
                 ]
             )
     finally:
