@@ -8,12 +8,12 @@ import anyio
 import httpx
 import pytest
 
-from earshot.providers.retry import RetryPolicy
+from earshot.providers.retry import NO_RETRY, RetryPolicy
 from earshot.providers.stream import collect
 from earshot.providers.target import Secret, Target, WireName
 from earshot.providers.types import ErrorEvent, JSONValue, Message, ModelRequest, TextPart
 from earshot.providers.wire import implemented_wires
-from tests.fake_provider import FakeProvider, RawReply
+from tests.fake_provider import FakeProvider, Frame, RawReply, SSEReply, openai_chat
 from tests.wire.streams import error_of
 
 WIRES: list[WireName] = ["openai-chat", "openai-responses", "anthropic-messages", "google-gemini"]
@@ -253,3 +253,45 @@ def test_a_credential_header_from_settings_counts_as_a_key_sent(
     assert error.kind == "auth"
     assert "OPENAI_COMPATIBLE_API_KEY" not in error.message
     assert error.message.startswith("openai-compatible: key revoked")
+
+
+# --- errors inside a 200 chat stream (gateways pass upstream failures on this way) ----------
+
+
+def stream_call(fake: FakeProvider, reply: SSEReply) -> ErrorEvent:
+    fake.script(reply)
+    target = Target(
+        provider="openai-compatible",
+        wire="openai-chat",
+        base_url=fake.base_url,
+        model="gw-gpt",
+        auth="bearer",
+        api_key=Secret(KEY),
+    )
+    request = ModelRequest(
+        model="gw-gpt", messages=[Message(role="user", parts=[TextPart(text="hi")])]
+    )
+
+    async def go() -> ErrorEvent:
+        async with httpx.AsyncClient() as client:
+            return error_of(await collect(request, target, client=client, retry=NO_RETRY))
+
+    return anyio.run(go)
+
+
+@pytest.mark.parametrize("code", [429, "429"])
+def test_an_in_stream_status_code_as_number_or_string_classifies_the_error(
+    fake_provider: FakeProvider, code: str | int
+) -> None:
+    reply = openai_chat.in_stream_error("partial", message="Rate limited upstream", code=code)
+    error = stream_call(fake_provider, reply)
+    assert (error.kind, error.status) == ("rate_limit", 429)
+    assert error.message == "openai-compatible: Rate limited upstream"
+
+
+def test_an_in_stream_error_given_as_a_bare_string_ends_the_stream(
+    fake_provider: FakeProvider,
+) -> None:
+    frames = [Frame.of({"error": "upstream went away"})]
+    error = stream_call(fake_provider, SSEReply(frames))
+    assert error.message == "openai-compatible: upstream went away"
