@@ -19,13 +19,17 @@ Paths (one table row each)::
     anthropic messages  --model anthropic/claude-sonnet-4-6, ANTHROPIC_BASE_URL
     gemini              --model google/gemini-2.5-flash, GEMINI_BASE_URL
 
+The ``openai-compatible`` row carries a ``models`` entry for ``gw-gpt`` (context, output
+limit, prices), as docs/providers.md shows.
+
 Columns: a plain answer; a five-step tool session (four ``read`` calls, then the answer, each
-request's tool results paired as the wire requires); usage reported; cost from the catalog;
-whether an upstream 400 and a wrong key read as ``<provider>: <message>``; what no key at all
-says (and how many times earshot asked); and, against an upstream that answers 503, how
-many requests earshot sent the proxy and how many the proxy sent upstream, with earshot's
-default retries and with ``EARSHOT_MAX_RETRIES=0`` (the proxy retries ``--proxy-retries``
-times on its own). ``--verbose`` prints every error message as earshot showed it.
+request's tool results paired as the wire requires); usage reported; cost from the catalog
+or the ``models`` entry; whether an upstream 400 and a wrong key read as ``<provider>:
+<message>``; what no key at all says (and how many times earshot asked); and, against an
+upstream that answers 503, how many requests earshot sent the proxy and how many the proxy
+sent upstream, with earshot's default retries and with ``EARSHOT_MAX_RETRIES=0`` (the proxy
+retries ``--proxy-retries`` times on its own). ``--verbose`` prints every error message as
+earshot showed it.
 
 Usage (from the repository root)::
 
@@ -71,6 +75,12 @@ MASTER_KEY = "sk-gateway-master-0123456789"
 UPSTREAM_KEY = "sk-upstream-fake-0123456789"
 STEPS = 5
 ANSWER = "The notes say alpha and beta."
+# The model-alias entry docs/providers.md shows for a gateway model the catalog lacks.
+ALIAS: JSONValue = {
+    "context": 400000,
+    "max_output": 128000,
+    "cost": {"input": 1.25, "output": 10, "cache_read": 0.125},
+}
 
 
 class RoutingFake(FakeProvider):
@@ -283,6 +293,7 @@ def main() -> int:
             "openai-compatible/gw-gpt",
             {"OPENAI_COMPATIBLE_BASE_URL": f"{gateway}/v1"},
             "OPENAI_COMPATIBLE_API_KEY",
+            {"models": {"openai-compatible": {"gw-gpt": ALIAS}}},
         ),
         Path_(
             "OPENAI_BASE_URL responses",
