@@ -310,6 +310,7 @@ class Agent:
             abort=self._abort,
             ask=self.ask,
             vision=vision,
+            guard=self.gate,
         )
 
     async def _save_todos(self) -> None:

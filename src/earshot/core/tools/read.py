@@ -31,7 +31,13 @@ import anyio
 import msgspec
 
 from earshot.core.tools._output import cut_marker
-from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
+from earshot.core.tools.base import (
+    PermissionRequest,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    define_tool,
+)
 from earshot.providers.types import ImagePart, TextPart
 
 DEFAULT_LIMIT = 2000
@@ -366,12 +372,18 @@ async def _execute(args: ReadInput, ctx: ToolContext) -> ToolResult:
     return await anyio.to_thread.run_sync(partial(_read_or_fail, args, ctx), abandon_on_cancel=True)
 
 
+def _permission(args: ReadInput, ctx: ToolContext) -> PermissionRequest:
+    path = ctx.resolve(args.path)
+    return PermissionRequest(tool="read", kind="read", paths=(path,), detail=str(path))
+
+
 TOOL = define_tool(
     name="read",
     description=DESCRIPTION,
     input_type=ReadInput,
     execute=_execute,
     read_only=True,
+    permission=_permission,
 )
 
 __all__ = [
