@@ -410,8 +410,8 @@ def walk(
     ``max_depth`` bounds how many components an entry's ``rel`` may have. Unreadable
     directories are skipped. ``stop`` is polled once per directory; when it returns
     True the walk ends early. ``skip(path, is_link)`` is asked about each entry the walk
-    would yield or enter (``is_link``: the entry is a symlink); a skipped directory is never
-    listed."""
+    would yield or enter (``is_link``: the entry is, or may be, a symlink); a skipped
+    directory is never listed."""
     local = type(files) is LocalFileOps
     seen: set[Path] = set()
 
@@ -457,7 +457,8 @@ def walk(
         if max_depth is not None and depth > max_depth:
             continue
         full = os.path.join(top.path, name)
-        if skip is not None and skip(full, kind == "link"):
+        # only the local scan tells symlinks apart; through other FileOps any entry may be one
+        if skip is not None and skip(full, kind == "link" or not local):
             continue
         if not is_dir:
             yield WalkEntry(full, rel, kind == "link")

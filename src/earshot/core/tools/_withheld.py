@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from earshot.core.tools.base import ReadGuard, ToolContext
-from earshot.core.tools.ops import LocalFileOps
 
 
 class Withheld:
@@ -22,7 +21,6 @@ class Withheld:
             guard if guard is not None and guard.denies_reads(tool) else None
         )
         self._tool = tool
-        self._local = isinstance(ctx.files, LocalFileOps)
         self.counts: dict[str, int] = {}
 
     @property
@@ -35,7 +33,7 @@ class Withheld:
         ``path`` was built from a resolved root without passing a symlink."""
         if self._guard is None:
             return False
-        rule = self._guard.read_denial(self._tool, Path(path), real=self._local and not is_link)
+        rule = self._guard.read_denial(self._tool, Path(path), real=not is_link)
         if rule is None:
             return False
         self.counts[rule] = self.counts.get(rule, 0) + 1
