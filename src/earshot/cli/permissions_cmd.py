@@ -99,6 +99,8 @@ def check(request: str, *, mode: str | None, as_json: bool, cwd: Path | None = N
         rules = load_rules(load_settings(where))
     except (ValueError, SettingsError) as exc:
         return _fail(str(exc))
+    for notice in rules.notices:
+        sys.stderr.write(f"earshot: warning: {notice}\n")
     effective = chosen or rules.default_mode
     decision = PermissionGate(rules, effective, where).check(parsed, read_only=read_only)
     if as_json:
@@ -160,6 +162,8 @@ def list_rules(*, as_json: bool, cwd: Path | None = None) -> int:
         rules = load_rules(load_settings(where))
     except SettingsError as exc:
         return _fail(str(exc))
+    for notice in rules.notices:
+        sys.stderr.write(f"earshot: warning: {notice}\n")
     ordered = sorted(rules.rules, key=lambda r: ("deny", "ask", "allow").index(r.action))
     if as_json:
         payload = {

@@ -192,7 +192,7 @@ def create_session(
         mode=mode,
         model_ref=ref,
         resumed=resumed,
-        warnings=list(session.warnings()) if resumed else [],
+        warnings=[*rules.notices, *(session.warnings() if resumed else [])],
         memory_files=[str(f.path) for f in memory],
     )
 
