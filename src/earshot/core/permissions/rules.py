@@ -36,6 +36,7 @@ glob with no ``/`` (``.env``, ``*.pem``) matches that name at any depth.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import posixpath
 import re
@@ -47,6 +48,7 @@ from typing import Literal, get_args
 from urllib.parse import urlsplit
 
 from earshot.core.permissions import match as m
+from earshot.core.permissions.hosts import canonical_host, host_pattern
 from earshot.core.permissions.shell import canonical_pattern, parse_line
 from earshot.core.settings import Settings, SettingsError
 from earshot.providers.auth import config_dir
@@ -147,9 +149,10 @@ def parse_rule(
         if not spec.startswith("domain:"):
             raise ValueError("a WebFetch rule is WebFetch(domain:example.com)")
         host = spec[len("domain:") :].strip()
-        if _HOST.fullmatch(host) is None:
+        canonical = host_pattern(host) if host else ""
+        if _HOST.fullmatch(canonical) is None and not _is_ipv6(canonical):
             raise ValueError(f"{host!r} is not a host name such as example.com or *.example.com")
-        return make(tool, "domain", pattern=host.lower().rstrip("."))
+        return make(tool, "domain", pattern=canonical)
     return _path_rule(make, tool, spec.strip(), base)
 
 
@@ -214,6 +217,13 @@ def _path_rule(make: _RuleMaker, tool: str, glob: str, base: Path | None) -> m.R
         return make(tool, "path", rel=posixpath.normpath(glob))
     anchored = posixpath.normpath(posixpath.join(base.as_posix(), glob))
     return make(tool, "path", globs=_spellings(anchored))
+
+
+def _is_ipv6(text: str) -> bool:
+    try:
+        return isinstance(ipaddress.ip_address(text), ipaddress.IPv6Address)
+    except ValueError:
+        return False
 
 
 def _spellings(glob: str) -> tuple[str, ...]:
@@ -365,7 +375,7 @@ def example_matches(rule: m.Rule, example: str, base: Path | None) -> bool:
         return any(hits)
     if rule.tool == "WebFetch":
         host = urlsplit(example).hostname if "://" in example else example
-        return m.matches_domain(rule, host)
+        return m.matches_domain(rule, canonical_host(host) if host else None)
     if rule.tool == MCP:
         return m.matches_tool(rule, example, example)
     cwd = (base or Path("/cwd")).as_posix()
