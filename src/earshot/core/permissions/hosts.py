@@ -23,8 +23,6 @@ import re
 import socket
 import unicodedata
 
-import idna
-
 LOOPBACK = "localhost"
 _DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
 _NUMERIC = re.compile(r"[0-9][0-9a-fx.]*", re.IGNORECASE)
@@ -54,6 +52,8 @@ def canonical_host(host: str) -> str:
     if ":" in text:
         text = text.split("%", 1)[0]  # an IPv6 zone names an interface, not a host
     text = text.rstrip(".")
+    import idna  # its UTS 46 table costs start-up time; only a web host needs it
+
     try:
         text = idna.encode(text, uts46=True).decode("ascii")
     except (idna.IDNAError, UnicodeError, ValueError):
