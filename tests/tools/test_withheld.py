@@ -9,7 +9,7 @@ import pytest
 
 from earshot.core.permissions import PermissionGate
 from earshot.core.tools import glob, grep, ls
-from earshot.core.tools.base import ToolContext, ToolResult
+from earshot.core.tools.base import ToolContext, ToolError, ToolResult
 from earshot.core.tools.ops import LocalFileOps
 from earshot.core.tools.state import ToolState
 from earshot.providers.types import JSONValue, TextPart
@@ -118,3 +118,16 @@ async def test_nothing_found_still_says_what_was_withheld(repo: Path) -> None:
     out = await run("grep", {"pattern": "api-secret", "path": "."}, context(repo, DENY))
     assert out.startswith("No matches")
     assert "withheld by Read(secrets/**)" in out
+
+
+@pytest.mark.anyio
+async def test_a_missing_file_is_never_answered_with_a_denied_near_name(repo: Path) -> None:
+    from earshot.core.tools import read
+
+    ctx = context(repo, DENY)
+    with pytest.raises(ToolError) as caught:
+        await read.TOOL.prepare({"path": ".envv"}, ctx).run()
+    assert ".env" not in caught.value.message.replace(".envv", "")
+    with pytest.raises(ToolError) as near:
+        await read.TOOL.prepare({"path": "src/app.pyy"}, context(repo, DENY)).run()
+    assert "src/app.py?" in near.value.message
