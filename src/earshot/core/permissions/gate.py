@@ -17,7 +17,7 @@ from pathlib import Path
 
 from earshot.core.permissions import match as m
 from earshot.core.permissions.decision import Decision, decide
-from earshot.core.permissions.paths import read_denial
+from earshot.core.permissions.paths import lexical, read_denial, resolved
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
 from earshot.core.permissions.shell import parse_line
 from earshot.core.tools.base import PermissionRequest
@@ -32,6 +32,7 @@ class PermissionGate:
         self.cwd = cwd
         self._grants: list[m.Rule] = []
         self._effective = rules
+        self._real_cwd = ""
 
     @property
     def grants(self) -> tuple[m.Rule, ...]:
@@ -49,7 +50,9 @@ class PermissionGate:
         """The deny rule that keeps ``tool`` from reading ``path`` (its text and origin), or
         None: what grep, glob and ls ask about each entry below the directory the gate let
         them into. The same matching as ``check`` (``paths.read_denial``)."""
-        rule = read_denial(self.rules, self.cwd, tool, path, real=real)
+        if not self._real_cwd:
+            self._real_cwd = resolved(lexical("/", self.cwd.as_posix()))
+        rule = read_denial(self.rules, self.cwd, tool, path, real=real, real_cwd=self._real_cwd)
         return None if rule is None else f"{rule.text} ({rule.scope} {rule.source})"
 
     def grant_session(self, request: PermissionRequest) -> None:

@@ -86,6 +86,10 @@ def ignores_case(path: str) -> bool:
     return False
 
 
+def _cased(rules: tuple[m.Rule, ...]) -> bool:
+    return any(text != text.lower() for r in rules for text in (*r.globs, r.relative, r.exact))
+
+
 @lru_cache(maxsize=128)
 def _folded(rules: tuple[m.Rule, ...]) -> tuple[m.Rule, ...]:
     return tuple(
@@ -107,6 +111,8 @@ def first_match(
     found = m.first_path_match(rules, paths, cwd, real_cwd)
     if found is not None or not rules or m.CASE_INSENSITIVE_PATHS:
         return found
+    if all(p == p.lower() for p in paths) and not _cased(rules):
+        return None  # nothing to fold: the answer cannot change
     folded = _folded(rules)
     lower = tuple(p.lower() for p in paths)
     for index, rule in enumerate(folded):
@@ -119,15 +125,22 @@ def first_match(
 
 
 def read_denial(
-    rules: RuleSet, cwd: Path, tool: str, path: Path, *, real: bool = False
+    rules: RuleSet,
+    cwd: Path,
+    tool: str,
+    path: Path,
+    *,
+    real: bool = False,
+    real_cwd: str = "",
 ) -> m.Rule | None:
     """The deny rule that keeps ``tool`` from reading ``path`` (absolute), or None.
-    ``real``: the path is known to have no symlink in it (a walk below a resolved root)."""
+    ``real``: the path is known to have no symlink in it (a walk below a resolved root);
+    ``real_cwd``: the working directory resolved, when the caller has it already."""
     deny = rules.select("deny", tool)
     if not deny:
         return None
     base = lexical("/", cwd.as_posix())
-    real_cwd = resolved(base)
+    real_cwd = real_cwd or resolved(base)
     text = path.as_posix()
     every = (lexical(base, text),) if real else forms(base, text)
     return first_match(deny, every, base, real_cwd)
