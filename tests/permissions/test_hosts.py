@@ -6,6 +6,7 @@ so the host the gate sees is the host the client would connect to.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,20 @@ def test_a_session_grant_covers_the_host_in_every_spelling(tmp_path: Path) -> No
     gate.grant_session(first)
     again = web_fetch.TOOL.prepare({"url": "https://docs\u3002example/b"}, ctx).request
     assert gate.check(again, read_only=False).outcome == "allow"
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://EVIL.example./x", "https://evil\u3002example/", "http://0x7f.1/", "http://[::1]:9/"],
+)
+def test_permissions_check_and_web_fetch_agree(
+    tmp_path: Path, hermetic_env: Path, url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from earshot.cli.permissions_cmd import check
+
+    deny = ["WebFetch(domain:evil.example)", "WebFetch(domain:127.0.0.1)"]
+    (tmp_path / ".earshot").mkdir()
+    (tmp_path / ".earshot/settings.json").write_text(json.dumps({"permissions": {"deny": deny}}))
+    assert check(f"WebFetch({url})", mode="yolo", as_json=True, cwd=tmp_path) == 0
+    said = json.loads(capsys.readouterr().out)["decision"]
+    assert said == decide(tmp_path, url, deny=deny) == "deny"

@@ -7,6 +7,7 @@ resolve shows up as a secret read.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -80,8 +81,11 @@ SPELLINGS = [
 
 
 def spelled(text: str, repo: Path) -> str:
+    """``text`` with ``{repo}`` and ``{home}`` filled in; a spelling that starts with one of
+    them is absolute (and one that starts ``/{repo}`` begins with ``//``)."""
     home = os.path.expanduser("~").lstrip("/")
-    return text.format(repo=repo.as_posix().lstrip("/"), home=home)
+    path = text.format(repo=repo.as_posix().lstrip("/"), home=home)
+    return "/" + path if text.startswith(("{repo}", "{home}")) else path
 
 
 @pytest.mark.parametrize("text", SPELLINGS)
@@ -89,12 +93,7 @@ def spelled(text: str, repo: Path) -> str:
 def test_read_of_a_denied_file_is_refused_however_it_is_spelled(
     repo: Path, text: str, mode: Mode
 ) -> None:
-    path = spelled(text, repo)
-    if path.startswith(repo.as_posix().lstrip("/")) or path.startswith(
-        os.path.expanduser("~").lstrip("/")
-    ):
-        path = "/" + path
-    assert decide_call(repo, "read", {"path": path}, mode) == "deny"
+    assert decide_call(repo, "read", {"path": spelled(text, repo)}, mode) == "deny"
 
 
 @pytest.mark.parametrize(
@@ -174,3 +173,17 @@ def test_where_two_spellings_name_one_file_a_deny_covers_both(repo: Path) -> Non
     os.link(repo / ".env", repo / ".ENV")
     assert ignores_case((repo / ".ENV").as_posix())
     assert decide_call(repo, "read", {"path": ".ENV"}, "yolo") == "deny"
+
+
+@pytest.mark.parametrize("text", SPELLINGS)
+def test_permissions_check_and_the_read_tool_agree(
+    repo: Path, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from earshot.cli.permissions_cmd import check
+
+    (repo / ".earshot").mkdir(exist_ok=True)
+    (repo / ".earshot/settings.json").write_text(json.dumps({"permissions": {"deny": DENY}}))
+    path = spelled(text, repo)
+    assert check(f"Read({path})", mode="yolo", as_json=True, cwd=repo) == 0
+    said = json.loads(capsys.readouterr().out)["decision"]
+    assert said == decide_call(repo, "read", {"path": path}, "yolo") == "deny"
