@@ -2,8 +2,8 @@
 
 ::
 
-    forms(cwd, path)          the path as written (absolute, ``~`` expanded, ``//`` and ``/./``
-                              collapsed, trailing ``/`` dropped, ``..`` applied as written)
+    forms(cwd, path)          the path as written (absolute, ``//`` and ``/./`` collapsed,
+                              trailing ``/`` dropped, ``..`` applied as written)
                               and as the kernel resolves it (every symlink at every level
                               followed before the ``..`` after it)
     ignores_case(path)        whether the file system holding ``path`` compares names without
@@ -33,11 +33,10 @@ from earshot.core.permissions.rules import RuleSet
 
 
 def lexical(cwd: str, path: str) -> str:
-    """``path`` made absolute against ``cwd`` and normalised as written: ``~`` expanded,
-    ``.``, repeated and trailing slashes dropped, ``..`` applied to the text. POSIX keeps a
-    leading ``//`` apart; Linux and macOS treat it as ``/``, and so does this."""
-    if path.startswith("~"):
-        path = os.path.expanduser(path)
+    """``path`` made absolute against ``cwd`` and normalised as written: ``.``, repeated and
+    trailing slashes dropped, ``..`` applied to the text. POSIX keeps a leading ``//``
+    apart; Linux and macOS treat it as ``/``, and so does this. A ``~`` is a name here: the
+    tools expand it (``ToolContext.resolve``) and the shell parser does, before the gate."""
     joined = posixpath.normpath(posixpath.join(cwd, path))
     if joined.startswith("//"):
         joined = "/" + joined.lstrip("/")
@@ -51,11 +50,9 @@ def resolved(path: str) -> str:
 
 def forms(cwd: str, path: str) -> tuple[str, str]:
     """The path as written and as resolved (see the module docstring)."""
-    literal = lexical(cwd, path)
     # realpath of the joined text, not of the normalised one: the kernel follows a symlink
     # before it applies the ".." after it
-    joined = posixpath.join(cwd, os.path.expanduser(path) if path.startswith("~") else path)
-    return literal, resolved(joined)
+    return lexical(cwd, path), resolved(posixpath.join(cwd, path))
 
 
 def _swapped(name: str) -> str:
