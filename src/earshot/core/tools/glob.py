@@ -154,7 +154,7 @@ def _permission(args: GlobInput, ctx: ToolContext) -> PermissionRequest:
     except (OSError, ValueError):
         root = given
     paths = (given,) if root == given else (given, root)
-    return PermissionRequest(tool="glob", kind="read", paths=paths, detail=f"{pattern} in {given}")
+    return PermissionRequest(tool="glob", kind="read", paths=paths)
 
 
 TOOL = define_tool(

@@ -464,9 +464,7 @@ async def _execute(args: GrepInput, ctx: ToolContext) -> ToolResult:
 
 def _permission(args: GrepInput, ctx: ToolContext) -> PermissionRequest:
     path = ctx.resolve(args.path)
-    return PermissionRequest(
-        tool="grep", kind="read", paths=(path,), detail=f"{args.pattern!r} in {path}"
-    )
+    return PermissionRequest(tool="grep", kind="read", paths=(path,))
 
 
 TOOL = define_tool(

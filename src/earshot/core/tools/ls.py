@@ -118,7 +118,7 @@ async def _execute(args: LsInput, ctx: ToolContext) -> ToolResult:
 
 def _permission(args: LsInput, ctx: ToolContext) -> PermissionRequest:
     path = ctx.resolve(args.path)
-    return PermissionRequest(tool="ls", kind="read", paths=(path,), detail=str(path))
+    return PermissionRequest(tool="ls", kind="read", paths=(path,))
 
 
 TOOL = define_tool(

@@ -377,7 +377,7 @@ async def _execute(args: ReadInput, ctx: ToolContext) -> ToolResult:
 
 def _permission(args: ReadInput, ctx: ToolContext) -> PermissionRequest:
     path = ctx.resolve(args.path)
-    return PermissionRequest(tool="read", kind="read", paths=(path,), detail=str(path))
+    return PermissionRequest(tool="read", kind="read", paths=(path,))
 
 
 TOOL = define_tool(
