@@ -16,8 +16,8 @@
 A rule is matched against every form, so neither a symlink, a ``..``, a doubled slash nor a
 change of case can lead a tool to a file a deny rule names. What no path check can see: a
 hard link (another name for the same file, which the rule does not name) and files a
-program opens by itself (``python script.py`` reading ``.env``); docs/permissions.md points
-to the OS sandbox for those.
+program opens by itself (``python script.py`` reading ``.env``); docs/permissions.md says
+what the OS sandbox (docs/sandbox.md) does about those.
 """
 
 from __future__ import annotations

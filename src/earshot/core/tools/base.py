@@ -61,6 +61,9 @@ class Question:
 
 
 AskFn = Callable[[Question], Awaitable[str | None]]
+EscalateFn = Callable[[PermissionRequest, str], Awaitable[bool]]
+"""Ask a person whether ``request`` may run outside the OS sandbox (the text says why it
+seems to need to); True only when they allowed it."""
 
 
 class ReadGuard(Protocol):
@@ -85,6 +88,7 @@ class ToolContext:
     procs: ProcessOps = field(default_factory=LocalProcessOps)
     abort: anyio.Event = field(default_factory=anyio.Event)
     ask: AskFn | None = None
+    escalate: EscalateFn | None = None
     vision: bool = False
     guard: ReadGuard | None = None
     """The session's gate, for tools that walk directories (``grep``, ``glob``, ``ls``)."""
@@ -267,6 +271,7 @@ def define_tool(
 __all__ = [
     "AnyTool",
     "AskFn",
+    "EscalateFn",
     "PermissionKind",
     "PermissionRequest",
     "PreparedCall",
