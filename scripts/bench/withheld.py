@@ -48,8 +48,22 @@ async def _once(tool: str, ctx: ToolContext) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+async def _time(root: Path, runs: int, files: int) -> None:
+    contexts = {"none": _context(root, ()), "deny": _context(root, DENY)}
+    for tool in ("grep", "glob"):
+        times: dict[str, list[float]] = {"none": [], "deny": []}
+        for _ in range(runs):
+            for name, ctx in contexts.items():
+                times[name].append(await _once(tool, ctx))
+        none, deny = (statistics.median(times[k]) for k in ("none", "deny"))
+        print(
+            f"{tool:5} {files} files: no deny rule {none:7.1f} ms, "
+            f"{len(DENY)} Read deny rules {deny:7.1f} ms, ratio {deny / none:.2f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--dirs", type=int, default=50)
     parser.add_argument("--files", type=int, default=50)
@@ -60,18 +74,8 @@ async def main() -> None:
             (root / f"d{d}/sub").mkdir(parents=True)
             for f in range(opts.files):
                 (root / f"d{d}/sub/f{f}.py").write_text("x = 1\n" * 20)
-        contexts = {"none": _context(root, ()), "deny": _context(root, DENY)}
-        for tool in ("grep", "glob"):
-            times: dict[str, list[float]] = {"none": [], "deny": []}
-            for _ in range(opts.runs):
-                for name, ctx in contexts.items():
-                    times[name].append(await _once(tool, ctx))
-            none, deny = (statistics.median(times[k]) for k in ("none", "deny"))
-            print(
-                f"{tool:5} {opts.dirs * opts.files} files: no deny rule {none:7.1f} ms, "
-                f"{len(DENY)} Read deny rules {deny:7.1f} ms, ratio {deny / none:.2f}"
-            )
+        anyio.run(_time, root, opts.runs, opts.dirs * opts.files)
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    main()
