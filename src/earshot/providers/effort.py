@@ -97,6 +97,16 @@ class EffortChoice:
                 return f"{self.level}→{shown}"
         return self.level
 
+    @property
+    def summary(self) -> str:
+        """One line for a person: ``high (thinking budget 16384 tokens)``, with the note."""
+        if self.level is None:
+            return "none (the model does not reason)"
+        shown = f"{self.level} ({self.sent})" if self.sent else self.level
+        if self.defaulted:
+            shown += ", the default"
+        return f"{shown}; {self.note}" if self.note else shown
+
     def record(self) -> JSONObject:
         """The choice as a JSON object (the ``init`` record's ``effort`` field)."""
         out: JSONObject = {"level": self.level, "sent": self.sent}
