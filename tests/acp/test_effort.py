@@ -33,7 +33,7 @@ async def test_the_effort_is_a_config_option_beside_the_model(
     assert isinstance(effort, SessionConfigOptionSelect)
     assert model.id == "model"
     assert (effort.id, effort.current_value) == ("effort", "high")
-    assert [o.value for o in effort.options] == ["off", "low", "medium", "high", "max"]  # type: ignore[union-attr]  # a flat list of options
+    assert [o.value for o in effort.options] == ["off", "low", "medium", "high", "max"]
     assert unknown.value.code == -32602
     updates = editor.of(ConfigOptionUpdate)
     assert len(updates) == 2  # the option, then /effort
