@@ -104,7 +104,8 @@ def test_a_mapped_level_shows_both_and_says_why() -> None:
     choice = choose("max", target(info))
     assert choice.label == "max→high"
     assert choice.summary == (
-        "max (reasoning.effort high); openai/m has no max effort; the nearest it offers, high, is sent"
+        "max (reasoning.effort high); "
+        "openai/m has no max effort; the nearest it offers, high, is sent"
     )
     ignored = choose("high", target(ModelInfo(id="m", provider="openai")))
     assert ignored.label == ""
