@@ -45,6 +45,10 @@ def test_effort_flag_and_command_set_the_status_line_and_the_request(
         assert "thinking" not in fake_provider.requests[-1].json()
         term.type_line("/effort lots")
         term.wait_for("unknown effort 'lots'")
+        term.type_line("/effort max")
+        term.type_line("/clear")
+        term.wait_for("new session")
+        term.wait_for(lambda: "· effort max ·" in term.display(), "the effort kept by /clear")
         assert term.exit() == 0
 
 

@@ -8,6 +8,7 @@ with a one-line description (``/help`` and the completer read it).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from earshot.core.factory import UndoRecorder
@@ -83,6 +84,7 @@ async def cmd_effort(tui: Tui, arg: str) -> None:
         tui.error(str(exc))
         return
     choice = await agent.effort.set(level, agent.target, agent.transcript)
+    tui.options = replace(tui.options, effort=level)  # /clear and /fork keep it
     tui.say(f"effort: {choice.summary} (from the next model call)")
     tui.app.invalidate()
 
