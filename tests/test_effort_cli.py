@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_provider import FakeProvider
+from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic, openai_responses
+from tests.fake_provider.anthropic import DEFAULT_SIGNATURE as SIGNATURE
+from tests.fake_provider.openai_responses import DEFAULT_ENCRYPTED_CONTENT as ENCRYPTED
 from tests.fake_provider.thinking import ANSWER_TOKENS, LEVEL_TOKENS, thinking_turn
 
 Record = dict[str, object]
@@ -230,3 +232,37 @@ def test_the_effort_is_in_the_transcript_and_survives_resume(
     files = list((Path(os.environ["XDG_DATA_HOME"])).rglob("*.jsonl"))
     lines = [json.loads(line) for path in files for line in path.read_text().splitlines()]
     assert [line["effort"] for line in lines if line["type"] == "effort"] == ["low"]
+
+
+def test_reasoning_goes_back_with_its_signature_between_tool_calls(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    (repo / "notes.txt").write_text("alpha\n")
+    call = [ToolCallSpec("t1", "read", {"path": "notes.txt"})]
+    fake_provider.script(
+        anthropic.tool_calls_turn(call, reasoning="Read the notes first."),
+        anthropic.text_turn("It says alpha."),
+        openai_responses.tool_calls_turn(call, reasoning="Read the notes first."),
+        openai_responses.text_turn("It says alpha."),
+    )
+    for model in ("anthropic/claude-sonnet-4-5", "openai/gpt-5.4"):
+        done = run(fake_provider, repo, model, "--effort", "high", prompt="read notes.txt")
+        assert done.returncode == 0, done.stderr
+    claude_first, claude_next, gpt_first, gpt_next = fake_provider.requests
+    # Claude 4 on budget thinking thinks between tool calls only with the interleaved beta.
+    for sent in (claude_first, claude_next):
+        assert sent.headers["anthropic-beta"] == "interleaved-thinking-2025-05-14"
+        assert sent.json()["thinking"] == {"type": "enabled", "budget_tokens": 16384}
+    thinking = {"type": "thinking", "thinking": "Read the notes first.", "signature": SIGNATURE}
+    assert thinking in _blocks(claude_next.json()["messages"])
+    items = gpt_next.json()["input"]
+    assert isinstance(items, list)
+    reasoning = [i for i in items if isinstance(i, dict) and i.get("type") == "reasoning"]
+    assert [i["encrypted_content"] for i in reasoning] == [ENCRYPTED]
+    assert gpt_first.json()["reasoning"] == {"effort": "high", "summary": "auto"}
+
+
+def _blocks(messages: object) -> list[object]:
+    """Every content block of an Anthropic message list."""
+    assert isinstance(messages, list)
+    return [b for m in messages if isinstance(m, dict) for b in m.get("content", [])]
