@@ -433,6 +433,7 @@ class Tui:
             context_window=info.context if info is not None else 0,
             cost_usd=None if total is None else self.base_cost + total,
             session_id=self.setup.session.id,
+            effort=agent.effort.choice.label if agent.effort is not None else "",
         )
 
     def mode(self) -> Mode:
