@@ -64,7 +64,7 @@ def compile_launcher(work: Path) -> Path:
     from setuptools._distutils.sysconfig import customize_compiler
 
     compiler = new_compiler()
-    customize_compiler(compiler)  # type: ignore[no-untyped-call] # setuptools ships no types
+    customize_compiler(compiler)
     work.mkdir(parents=True, exist_ok=True)
     source = work / "launcher.c"
     shutil.copyfile(HERE / "launcher.c", source)  # keep the object files out of build/

@@ -35,7 +35,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -199,7 +199,7 @@ def write_marker(folder: Path, ident: str, reason: str | None = None) -> None:
 def locked(path: Path, timeout: float = 120.0) -> Iterator[None]:
     """An exclusive lock on ``path`` (created if needed), across processes."""
     with path.open("a+b") as f:
-        if os.name == "nt":
+        if sys.platform == "win32":
             import msvcrt
 
             deadline = time.monotonic() + timeout
@@ -333,7 +333,7 @@ def prune(root: Path, keep: str, now: float | None = None) -> list[Path]:
 # --- the installer process -------------------------------------------------------------------
 
 
-def child_env(environ: dict[str, str]) -> dict[str, str]:
+def child_env(environ: Mapping[str, str]) -> dict[str, str]:
     """The environment earshot runs with: the launcher's variables gone, the temp dir variable
     it redirected restored, and PyInstaller's onefile settings undone (the folder build is a
     fresh PyInstaller program)."""
@@ -354,55 +354,68 @@ def child_env(environ: dict[str, str]) -> dict[str, str]:
 
 def _run(folder: Path, argv: list[str], env: dict[str, str]) -> int:
     exe = str(folder / EXE)
-    if os.name == "nt":
+    if sys.platform == "win32":
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # earshot gets Ctrl+C from the console
         return subprocess.call([exe, *argv], env=env)
     os.execve(exe, [exe, *argv], env)
-    return 1  # pragma: no cover - execve does not return
+
+
+@dataclass(frozen=True)
+class Plan:
+    folder: Path  # where the earshot to run is
+    env: dict[str, str]
+    warning: str | None  # the one warning of a fallback run
+
+
+def prepare(bundle: Path, environ: Mapping[str, str]) -> Plan:
+    """Everything but running earshot. ``bundle`` holds ``earshot/`` and ``earshot.manifest``."""
+    tree = bundle / "earshot"
+    ident = environ.get("EARSHOT_ONEFILE_ID", "")
+    root = environ.get("EARSHOT_ONEFILE_ROOT", "")
+    env = child_env(environ)
+    manifest = parse_manifest((bundle / "earshot.manifest").read_text(encoding="utf-8"))
+    if not ident:
+        raise ManifestError("started without the launcher")
+    problem = "no home or cache directory"
+    if root:
+        try:
+            folder = install(tree, manifest, Path(root), ident)
+        except OSError as exc:
+            problem = f"{exc.strerror or exc}: {exc.filename or root}"
+        else:
+            with contextlib.suppress(OSError), locked(Path(root) / ".lock"):
+                prune(Path(root), keep=ident)
+            return Plan(folder, env, None)
+    verify(tree, manifest)
+    seal(tree, manifest)
+    write_marker(tree, ident, problem)
+    warning = (
+        f"earshot: warning: cannot unpack into the cache dir ({problem}); running from a "
+        "temporary directory, which makes every start slower. Set EARSHOT_CACHE_DIR to a "
+        "writable directory to fix this."
+    )
+    return Plan(tree, env, warning)
 
 
 def main() -> int:
     bundle = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parent))
-    tree = bundle / "earshot"
-    environ = dict(os.environ)
-    installer = environ.get("EARSHOT_ONEFILE_INSTALLER", "")
+    installer = os.environ.get("EARSHOT_ONEFILE_INSTALLER", "")
     if installer and os.name != "nt":  # Windows: the launcher deletes it once we exit
         with contextlib.suppress(OSError):
             os.unlink(installer)
-    ident = environ.get("EARSHOT_ONEFILE_ID", "")
-    root = environ.get("EARSHOT_ONEFILE_ROOT", "")
-    env = child_env(environ)
     try:
-        manifest = parse_manifest((bundle / "earshot.manifest").read_text(encoding="utf-8"))
-        if not ident:
-            raise ManifestError("started without the launcher")
-        problem = "no home or cache directory"
-        if root:
-            try:
-                folder = install(tree, manifest, Path(root), ident)
-            except OSError as exc:
-                problem = f"{exc.strerror or exc}: {exc.filename or root}"
-            else:
-                with contextlib.suppress(OSError), locked(Path(root) / ".lock"):
-                    prune(Path(root), keep=ident)
-                return _run(folder, sys.argv[1:], env)
-        verify(tree, manifest)
-        seal(tree, manifest)
-        write_marker(tree, ident, problem)
-        sys.stderr.write(
-            f"earshot: warning: cannot unpack into the cache dir ({problem}); running from a "
-            "temporary directory, which makes every start slower. Set EARSHOT_CACHE_DIR to a "
-            "writable directory to fix this.\n"
-        )
-        return _run(tree, sys.argv[1:], env)
+        plan = prepare(bundle, os.environ)
     except (ManifestError, DamagedPayload) as exc:
         sys.stderr.write(f"earshot: this executable is damaged ({exc}); download it again\n")
         return 1
     except OSError as exc:
         sys.stderr.write(f"earshot: cannot start: {exc}\n")
         return 1
+    if plan.warning:
+        sys.stderr.write(plan.warning + "\n")
+    return _run(plan.folder, sys.argv[1:], plan.env)
 
 
 if __name__ == "__main__":
