@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -18,11 +19,16 @@ from pathlib import Path
 
 import pytest
 
+from earshot import __version__
+from tests.frozen import Binary
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "build"))
 import onefile  # noqa: E402
 import unpack  # noqa: E402
 
+# Read at import: the hermetic fixture clears EARSHOT_* variables before each test runs.
+ONEFILE = os.environ.get("EARSHOT_FROZEN_ONEFILE", "")
 MTIME = 1_700_000_000
 ID = "1.2.3-0123456789abcdef"
 
@@ -298,3 +304,112 @@ def test_the_single_file_is_launcher_installer_manifest_trailer(tmp_path: Path) 
     assert m_off + m_len + onefile.TRAILER == len(data)
     if os.name != "nt":
         assert os.access(out, os.X_OK)
+
+
+# --- the real single file: opt-in (EARSHOT_FROZEN_ONEFILE=dist/earshot-onefile) -------------
+
+if ONEFILE:
+
+    def single(cache: Path) -> Binary:
+        return Binary(Path(ONEFILE).resolve(), cache)
+
+    def only_version(cache: Path) -> Path:
+        folders = [p for p in (cache / "onefile").iterdir() if p.is_dir()]
+        assert len(folders) == 1, folders
+        assert re.fullmatch(rf"{re.escape(__version__)}-[0-9a-f]{{16}}", folders[0].name)
+        return folders[0]
+
+    def left_in(cache: Path) -> list[str]:
+        return sorted(p.name for p in (cache / "onefile").iterdir())
+
+    def test_single_file_unpacks_once_then_starts_from_its_cache(tmp_path: Path) -> None:
+        binary = single(tmp_path / "cache")
+        cold = binary.run("--version")
+        assert (cold.returncode, cold.stdout, cold.stderr) == (0, f"earshot {__version__}\n", "")
+        folder = only_version(binary.cache)
+        assert (folder / unpack.EXE).is_file()
+        assert (folder / "_internal").is_dir()
+        assert left_in(binary.cache) == [".lock", folder.name]  # no installer, staging, _MEI
+        before = {p: p.stat().st_mtime_ns for p in folder.rglob("*")}
+        warm = binary.run("--version")
+        assert (warm.returncode, warm.stdout, warm.stderr) == (0, f"earshot {__version__}\n", "")
+        assert {p: p.stat().st_mtime_ns for p in folder.rglob("*")} == before
+        assert left_in(binary.cache) == [".lock", folder.name]
+        report = json.loads(binary.run("doctor", "--json", cwd=tmp_path).stdout)
+        assert report["build"] == {
+            "kind": "single file",
+            "path": str(binary.path),
+            "unpacked": str(folder),
+            "cached": True,
+        }
+
+    def test_single_file_unpacks_into_the_platforms_cache_dir(tmp_path: Path) -> None:
+        home = Path(os.environ["HOME"])
+        local = tmp_path / "AppData" / "Local"
+        expected = {
+            "win32": local / "earshot",
+            "darwin": home / "Library" / "Caches" / "earshot",
+        }.get(sys.platform, Path(os.environ["XDG_CACHE_HOME"]) / "earshot")
+        env = {k: v for k, v in os.environ.items() if k != "EARSHOT_CACHE_DIR"}
+        env["LOCALAPPDATA"] = str(local)
+        done = subprocess.run(
+            [str(Path(ONEFILE).resolve()), "--version"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        only_version(expected)
+
+    def test_racing_first_runs_share_one_unpack(tmp_path: Path) -> None:
+        cache = tmp_path / "cache"
+        env = {**os.environ, "EARSHOT_CACHE_DIR": str(cache)}
+        runs = [
+            subprocess.Popen(
+                [str(Path(ONEFILE).resolve()), "--version"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            for _ in range(2)
+        ]
+        outputs = [run.communicate(timeout=120) for run in runs]
+        assert outputs == [(f"earshot {__version__}\n", "")] * 2
+        folder = only_version(cache)
+        assert left_in(cache) == [".lock", folder.name]
+        assert single(cache).run("--version").returncode == 0
+
+    @pytest.mark.parametrize("damage", ["truncate", "modify", "delete"])
+    def test_a_damaged_unpack_is_detected_and_unpacked_again(tmp_path: Path, damage: str) -> None:
+        binary = single(tmp_path / "cache")
+        assert binary.run("--version").returncode == 0
+        folder = only_version(binary.cache)
+        victim = folder / "_internal" / "base_library.zip"
+        original = victim.read_bytes()
+        if damage == "truncate":
+            victim.write_bytes(original[: len(original) // 2])
+        elif damage == "modify":
+            victim.write_bytes(b"PK" + bytes(len(original) - 2))  # same size, wrong content
+        else:
+            victim.unlink()
+        done = binary.run("--version")
+        assert (done.returncode, done.stdout) == (0, f"earshot {__version__}\n"), done.stderr
+        assert victim.read_bytes() == original
+        assert only_version(binary.cache) == folder
+
+    def test_an_unwritable_cache_dir_runs_from_a_temporary_unpack_with_one_warning(
+        tmp_path: Path,
+    ) -> None:
+        blocker = tmp_path / "blocker"
+        blocker.write_text("a file where the cache dir should be\n")
+        binary = single(blocker / "cache")
+        done = binary.run("--version")
+        assert (done.returncode, done.stdout) == (0, f"earshot {__version__}\n")
+        assert done.stderr.count("warning") == 1
+        assert "EARSHOT_CACHE_DIR" in done.stderr
+        report = json.loads(binary.run("doctor", "--json", cwd=tmp_path).stdout)
+        assert report["build"]["kind"] == "single file"
+        assert report["build"]["cached"] is False
