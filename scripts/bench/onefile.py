@@ -5,7 +5,7 @@ Times, interleaved so a noisy machine affects each alike (medians over --runs):
 
 - ``--version``;
 - a headless turn (``-p``) against the fake provider (instant answers);
-- ``earshot acp`` answering ``initialize`` (stdin closed after the request);
+- ``earshot acp``: the time to its ``initialize`` reply;
 
 for the folder build (``dist/earshot/earshot``), the single file after its first run (warm:
 its cache already holds the unpacked folder) and, with ``--plain``, any other executable to
@@ -47,14 +47,36 @@ INITIALIZE = json.dumps(
 )
 
 
-def _wall(cmd: list[str], env: dict[str, str], cwd: Path, stdin: str = "") -> float:
+def _wall(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
     start = time.perf_counter()
-    done = subprocess.run(
-        cmd, input=stdin.encode(), capture_output=True, env=env, cwd=cwd, check=False
-    )
+    done = subprocess.run(cmd, capture_output=True, env=env, cwd=cwd, check=False)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()}")
+    return wall
+
+
+def _acp_reply(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
+    """Seconds from start to the initialize reply (what an editor waits for)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        cmd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(INITIALIZE.encode() + b"\n")
+    process.stdin.flush()
+    line = process.stdout.readline()
+    wall = time.perf_counter() - start
+    process.stdin.close()
+    process.wait(timeout=60)
+    process.stdout.close()
+    if b'"result"' not in line:
+        raise SystemExit(f"{' '.join(cmd)}: no initialize reply: {line!r}")
     return wall
 
 
@@ -94,7 +116,7 @@ def main() -> int:
         cases: dict[str, Callable[[str], float]] = {
             "--version": lambda exe: _wall([exe, "--version"], env, work),
             "headless turn": turn,
-            "acp initialize": lambda exe: _wall([exe, "acp"], env, work, INITIALIZE + "\n"),
+            "acp initialize": lambda exe: _acp_reply([exe, "acp"], env, work),
         }
         for case in cases.values():  # the single file's first run, and the file cache
             for exe in builds.values():
