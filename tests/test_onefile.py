@@ -413,3 +413,28 @@ if ONEFILE:
         report = json.loads(binary.run("doctor", "--json", cwd=tmp_path).stdout)
         assert report["build"]["kind"] == "single file"
         assert report["build"]["cached"] is False
+
+
+# --- earshot doctor's build line --------------------------------------------------------------
+
+
+def test_doctor_tells_the_builds_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from earshot.cli import doctor_cmd
+
+    assert doctor_cmd.build_info()["kind"] == "python"
+    folder = make_tree(tmp_path / "onefile" / ID)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(folder / unpack.EXE))
+    assert doctor_cmd.build_info() == {"kind": "folder", "path": str(folder)}
+    unpack.write_marker(folder, ID)
+    monkeypatch.setenv("EARSHOT_ONEFILE", "/home/u/bin/earshot")
+    info = doctor_cmd.build_info()
+    assert info == {
+        "kind": "single file",
+        "path": "/home/u/bin/earshot",
+        "unpacked": str(folder),
+        "cached": True,
+    }
+    assert doctor_cmd._build_line(info) == (
+        f"build: single file /home/u/bin/earshot, unpacked at {folder}"
+    )
