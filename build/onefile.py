@@ -15,8 +15,8 @@ macOS, MSVC on Windows), then writes::
 The 128-byte trailer: the id (80 bytes, NUL-padded ASCII: ``<version>-<16 hex of the
 manifest's sha256>``, the unpack folder's name), four little-endian u64s (installer offset
 and length, manifest offset and length) and the 16-byte magic ``EARSHOT-ONEFILE1``. On macOS
-the result is re-signed ad hoc the way PyInstaller signs its own onefile executables (the
-launcher looks for the magic before the signature).
+the result is re-signed ad hoc the way PyInstaller signs its own onefile executables, with
+PyInstaller's own helpers (the launcher looks for the magic before the signature).
 """
 
 from __future__ import annotations
@@ -24,11 +24,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import platform
 import shutil
 import struct
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 MAGIC = b"EARSHOT-ONEFILE1"
@@ -58,19 +60,25 @@ def trailer(ident: str, payload: tuple[int, int], manifest: tuple[int, int]) -> 
     return data + MAGIC
 
 
-def compile_launcher(work: Path) -> Path:
-    """build/launcher.c -> an executable in ``work``."""
+def compile_c(source: Path, name: str, work: Path) -> Path:
+    """One C file -> an executable ``work/name`` (``.exe`` on Windows)."""
     from setuptools._distutils.ccompiler import new_compiler
     from setuptools._distutils.sysconfig import customize_compiler
 
     compiler = new_compiler()
     customize_compiler(compiler)
     work.mkdir(parents=True, exist_ok=True)
-    source = work / "launcher.c"
-    shutil.copyfile(HERE / "launcher.c", source)  # keep the object files out of build/
-    objects = compiler.compile([str(source)], output_dir=str(work))
-    compiler.link_executable(objects, "launcher", output_dir=str(work))
-    exe = work / ("launcher.exe" if os.name == "nt" else "launcher")
+    copy = work / source.name
+    if copy != source:
+        shutil.copyfile(source, copy)  # keep the object files out of the source tree
+    objects = compiler.compile([str(copy)], output_dir=str(work))
+    compiler.link_executable(objects, name, output_dir=str(work))
+    return work / (f"{name}.exe" if os.name == "nt" else name)
+
+
+def compile_launcher(work: Path) -> Path:
+    """build/launcher.c -> an executable in ``work``."""
+    exe = compile_c(HERE / "launcher.c", "launcher", work)
     if sys.platform == "linux":
         import subprocess
 
@@ -78,16 +86,28 @@ def compile_launcher(work: Path) -> Path:
     return exe
 
 
+def _macos_signing() -> ModuleType | None:
+    """PyInstaller's Mach-O helpers on macOS, when installed (scripts/build installs them).
+    Without them (the unit tests) the data is only appended: the linker's ad-hoc signature
+    still covers the launcher's code, which is all the kernel checks, but the file could not be
+    signed again (codesign refuses data after __LINKEDIT) - releases always re-sign."""
+    if platform.system() != "Darwin":
+        return None
+    try:
+        return importlib.import_module("PyInstaller.utils.osx")
+    except ImportError:
+        return None
+
+
 def assemble(launcher: Path, installer: Path, manifest_text: str, version: str, out: Path) -> str:
     """Write the single file; return its id."""
     ident = manifest_id(version, manifest_text)
     manifest = manifest_text.encode("utf-8")
+    osx = _macos_signing()
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch) / out.name
         shutil.copyfile(launcher, work)
-        if sys.platform == "darwin":
-            from PyInstaller.utils import osx
-
+        if osx is not None:
             osx.remove_signature_from_binary(str(work))
         with work.open("ab") as f:
             start = f.tell()
@@ -96,9 +116,7 @@ def assemble(launcher: Path, installer: Path, manifest_text: str, version: str, 
             middle = f.tell()
             f.write(manifest)
             f.write(trailer(ident, (start, middle - start), (middle, len(manifest))))
-        if sys.platform == "darwin":
-            from PyInstaller.utils import osx
-
+        if osx is not None:
             osx.fix_exe_for_code_signing(str(work))
             osx.sign_binary(str(work))
         os.chmod(work, 0o755)
