@@ -34,7 +34,6 @@ import stat
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,7 +236,7 @@ def _remove(path: Path) -> None:
 
 def _aside(root: Path, path: Path) -> None:
     """Move a folder out of the way, then delete it: a half-deleted copy never keeps its name."""
-    trash = root / f".trash-{uuid.uuid4().hex[:12]}"
+    trash = root / f".trash-{os.urandom(6).hex()}"
     try:
         path.rename(trash)
     except OSError:
@@ -274,7 +273,7 @@ def install(tree: Path, manifest: Manifest, root: Path, ident: str) -> Path:
     if unpacked_ok(target, manifest):  # another first run finished meanwhile
         return target
     root.mkdir(parents=True, exist_ok=True)
-    staging = root / f".staging-{ident}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    staging = root / f".staging-{ident}-{os.getpid()}-{os.urandom(4).hex()}"
     moved = False
     try:
         moved = _stage(tree, staging, manifest)
