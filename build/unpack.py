@@ -234,11 +234,24 @@ def _remove(path: Path) -> None:
             path.unlink()
 
 
+def _rename(source: Path, dest: Path) -> None:
+    """``source.rename(dest)``; on Windows, retried for a moment while a virus scanner still
+    holds a file it just saw written."""
+    for attempt in range(20):
+        try:
+            source.rename(dest)
+            return
+        except PermissionError:
+            if sys.platform != "win32" or attempt == 19:
+                raise
+            time.sleep(0.1)
+
+
 def _aside(root: Path, path: Path) -> None:
     """Move a folder out of the way, then delete it: a half-deleted copy never keeps its name."""
     trash = root / f".trash-{os.urandom(6).hex()}"
     try:
-        path.rename(trash)
+        _rename(path, trash)
     except OSError:
         return  # in use (Windows): a later prune retries; never leave it half deleted
     _remove(trash)
@@ -248,7 +261,7 @@ def _stage(tree: Path, staging: Path, manifest: Manifest) -> bool:
     """Fill ``staging`` with a verified copy of ``tree``: a rename when both are on one
     filesystem (the launcher arranges that), else a copy. True when ``tree`` was moved."""
     try:
-        tree.rename(staging)
+        _rename(tree, staging)
     except OSError:
         staging.mkdir()
         for entry in manifest.entries:
@@ -284,7 +297,7 @@ def install(tree: Path, manifest: Manifest, root: Path, ident: str) -> Path:
                 return target  # a racing first run got there first: use its copy
             if target.exists() or target.is_symlink():
                 _aside(root, target)  # damaged: truncated, modified or half deleted
-            staging.rename(target)
+            _rename(staging, target)
     finally:
         if moved and staging.exists():
             with contextlib.suppress(OSError):
@@ -304,7 +317,8 @@ def _installed_at(folder: Path) -> float:
 def prune(root: Path, keep: str, now: float | None = None) -> list[Path]:
     """Delete older versions, keeping ``keep`` and the newest other one (it may still be
     running: the single file was just replaced), and leftovers of interrupted runs older than an
-    hour. Returns what was removed. Call with the lock held."""
+    hour (a day for an installer's own unpack). Returns what was removed. Call with the lock
+    held."""
     now = time.time() if now is None else now
     removed: list[Path] = []
     versions: list[Path] = []
@@ -312,9 +326,12 @@ def prune(root: Path, keep: str, now: float | None = None) -> list[Path]:
         name = path.name
         if name == keep or name == ".lock":
             continue
-        if name.startswith((".staging-", ".trash-", ".installer-")):
+        if name.startswith((".staging-", ".trash-", ".installer-", "_MEI")):
+            # _MEI*: an installer's own unpack, left by a killed run; it may also be what a run
+            # that could not install is running from, so give it a day
+            limit = STALE_SECONDS * (24 if name.startswith("_MEI") else 1)
             try:
-                old = now - path.lstat().st_mtime > STALE_SECONDS
+                old = now - path.lstat().st_mtime > limit
             except OSError:
                 continue
             if old or name.startswith(".trash-"):

@@ -271,14 +271,22 @@ def test_old_versions_are_pruned_keeping_the_previous_one(tmp_path: Path) -> Non
         os.utime(folder / unpack.MARKER, (MTIME + n, MTIME + n))
     stale = root / ".staging-old-1-x"
     stale.mkdir()
-    os.utime(stale, (MTIME, MTIME))
+    os.utime(stale, (MTIME - 7200, MTIME - 7200))
     fresh = root / ".staging-new-2-y"
     fresh.mkdir()
+    for name, age in (("_MEIold", 25), ("_MEIyoung", 2)):
+        (root / name).mkdir()
+        os.utime(root / name, (MTIME - age * 3600, MTIME - age * 3600))
     (root / "unrelated").mkdir()  # not ours: no marker
-    removed = unpack.prune(root, keep=ID, now=MTIME + unpack.STALE_SECONDS * 2)
-    assert sorted(p.name for p in removed) == [".staging-old-1-x", "0.9.0-aaaa", "1.0.0-bbbb"]
+    removed = unpack.prune(root, keep=ID, now=MTIME)
+    assert sorted(p.name for p in removed) == [
+        ".staging-old-1-x",
+        "0.9.0-aaaa",
+        "1.0.0-bbbb",
+        "_MEIold",
+    ]
     left = sorted(p.name for p in root.iterdir())
-    assert left == [".staging-new-2-y", "1.1.0-cccc", ID, "unrelated"]
+    assert left == [".staging-new-2-y", "1.1.0-cccc", ID, "_MEIyoung", "unrelated"]
 
 
 # --- the single file's layout -----------------------------------------------------------------
