@@ -237,12 +237,13 @@ def _remove(path: Path) -> None:
 def _rename(source: Path, dest: Path) -> None:
     """``source.rename(dest)``; on Windows, retried for a moment while a virus scanner still
     holds a file it just saw written."""
-    for attempt in range(20):
+    attempts = 20 if os.name == "nt" else 1
+    for attempt in range(1, attempts + 1):
         try:
             source.rename(dest)
             return
         except PermissionError:
-            if sys.platform != "win32" or attempt == 19:
+            if attempt == attempts:
                 raise
             time.sleep(0.1)
 
