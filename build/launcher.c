@@ -195,12 +195,14 @@ static const pchar *env(const pchar *name) {
     return v != NULL && *v ? v : NULL;
 }
 static void set_env(const pchar *name, const pchar *value) { _wputenv_s(name, value); }
+static void unset_env(const pchar *name) { _wputenv_s(name, L""); }
 #else
 static const pchar *env(const pchar *name) {
     const pchar *v = getenv(name);
     return v != NULL && *v ? v : NULL;
 }
 static void set_env(const pchar *name, const pchar *value) { setenv(name, value, 1); }
+static void unset_env(const pchar *name) { unsetenv(name); }
 #endif
 
 /* The earshot cache dir (no trailing separator); 0 when there is no home to put it in. */
@@ -483,7 +485,8 @@ int main(int argc, char **argv) {
      * room to spare there, the installer unpacks there too (TMPDIR/TMP, restored for earshot),
      * so moving the folder into place is a rename rather than a copy. */
     int in_cache = have_root && make_dirs(root) == 0 && write_installer(f, &lay, root, installer) == 0;
-    if (in_cache && free_space(root) > 4 * lay.payload_len) {
+    int redirected = in_cache && free_space(root) > 4 * lay.payload_len;
+    if (redirected) {
         const pchar *saved = env(TMPVAR);
         if (saved != NULL) set_env(P("EARSHOT_ONEFILE_TMP"), saved);
         set_env(TMPVAR, root);
@@ -499,7 +502,28 @@ int main(int argc, char **argv) {
     int code = run(installer, argv);
 #ifdef _WIN32
     DeleteFileW(installer);
+#else
+    unlink(installer);
 #endif
+    if (code < 0 && in_cache) {
+        /* the cache dir's filesystem may not allow running programs (noexec): the temp dir */
+        if (redirected) {
+            const pchar *saved = env(P("EARSHOT_ONEFILE_TMP"));
+            unset_env(TMPVAR);
+            if (saved != NULL) set_env(TMPVAR, saved);
+        }
+        pchar tmp[CAP];
+        system_temp(tmp);
+        if (write_installer(f, &lay, tmp, installer) == 0) {
+            set_env(P("EARSHOT_ONEFILE_INSTALLER"), installer);
+            code = run(installer, argv);
+#ifdef _WIN32
+            DeleteFileW(installer);
+#else
+            unlink(installer);
+#endif
+        }
+    }
     if (code < 0) fail("cannot start its installer");
     return code;
 }

@@ -26,6 +26,7 @@ covers everything here. docs/build.md explains the design.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -278,13 +279,18 @@ def _stage(tree: Path, staging: Path, manifest: Manifest) -> bool:
     return True
 
 
+def _runnable(folder: Path) -> bool:
+    """Whether earshot may run from ``folder``: not on a filesystem mounted noexec."""
+    return os.name == "nt" or os.access(folder / EXE, os.X_OK)
+
+
 def install(tree: Path, manifest: Manifest, root: Path, ident: str) -> Path:
     """Put a verified, sealed copy of ``tree`` at ``root/ident``; return the folder to run.
 
     OSError: the cache dir cannot be written (the caller falls back to ``tree``, which is then
     where it was). DamagedPayload: ``tree`` does not match the manifest (nothing may run)."""
     target = root / ident
-    if unpacked_ok(target, manifest):  # another first run finished meanwhile
+    if unpacked_ok(target, manifest) and _runnable(target):  # another first run finished
         return target
     root.mkdir(parents=True, exist_ok=True)
     staging = root / f".staging-{ident}-{os.getpid()}-{os.urandom(4).hex()}"
@@ -292,6 +298,8 @@ def install(tree: Path, manifest: Manifest, root: Path, ident: str) -> Path:
     try:
         moved = _stage(tree, staging, manifest)
         seal(staging, manifest)
+        if not _runnable(staging):
+            raise PermissionError(errno.EACCES, "programs may not run there (noexec)", str(root))
         write_marker(staging, ident)
         with locked(root / ".lock"):
             if unpacked_ok(target, manifest):
@@ -432,7 +440,14 @@ def main() -> int:
         return 1
     if plan.warning:
         sys.stderr.write(plan.warning + "\n")
-    return _run(plan.folder, sys.argv[1:], plan.env)
+    try:
+        return _run(plan.folder, sys.argv[1:], plan.env)
+    except OSError as exc:  # say, a cache dir on a filesystem mounted noexec
+        sys.stderr.write(
+            f"earshot: cannot run {plan.folder / EXE}: {exc.strerror or exc}. Set "
+            "EARSHOT_CACHE_DIR to a directory where programs may run.\n"
+        )
+        return 1
 
 
 if __name__ == "__main__":
