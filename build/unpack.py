@@ -419,7 +419,7 @@ def prepare(bundle: Path, environ: Mapping[str, str]) -> Plan:
     warning = (
         f"earshot: warning: cannot unpack into the cache dir ({problem}); running from a "
         "temporary directory, which makes every start slower. Set EARSHOT_CACHE_DIR to a "
-        "writable directory to fix this."
+        "directory earshot may write to and run programs from to fix this."
     )
     return Plan(tree, env, warning)
 
