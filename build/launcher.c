@@ -248,8 +248,8 @@ static int check_file(const pchar *path, uint64_t size, int64_t mtime) {
 #else
     struct stat st;
 #ifdef __linux__
-    /* The raw syscall: glibc's stat/lstat symbols are versioned 2.33, and the launcher must
-     * run wherever the bundled Python does. */
+    /* The raw syscall: glibc's stat/lstat symbols are versioned 2.33, which would raise the
+     * oldest glibc the single file runs on. */
     if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
 #else
     if (lstat(path, &st) != 0) return 0;
