@@ -1,0 +1,26 @@
+"""Fixtures for the cloud tests: each cloud's fake server, and clean credential caches."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from earshot.providers.cloud import aws
+from tests.fake_cloud.aws import FakeAws
+
+
+@pytest.fixture(autouse=True)
+def _fresh_credential_caches() -> Iterator[None]:
+    aws.clear_cache()
+    yield
+    aws.clear_cache()
+
+
+@pytest.fixture
+def fake_aws() -> Iterator[FakeAws]:
+    fake = FakeAws()
+    try:
+        yield fake
+    finally:
+        fake.close()
