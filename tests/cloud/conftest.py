@@ -6,20 +6,32 @@ from collections.abc import Iterator
 
 import pytest
 
-from earshot.providers.cloud import aws
+from earshot.providers.cloud import aws, google
 from tests.fake_cloud.aws import FakeAws
+from tests.fake_cloud.google import FakeGoogle
 
 
 @pytest.fixture(autouse=True)
 def _fresh_credential_caches() -> Iterator[None]:
     aws.clear_cache()
+    google.clear_cache()
     yield
     aws.clear_cache()
+    google.clear_cache()
 
 
 @pytest.fixture
 def fake_aws() -> Iterator[FakeAws]:
     fake = FakeAws()
+    try:
+        yield fake
+    finally:
+        fake.close()
+
+
+@pytest.fixture
+def fake_google() -> Iterator[FakeGoogle]:
+    fake = FakeGoogle()
     try:
         yield fake
     finally:

@@ -12,6 +12,7 @@ import anyio
 import boto3
 import botocore.credentials
 import botocore.tokens
+import httpx
 import pytest
 
 from earshot.providers.cloud import aws
@@ -20,7 +21,11 @@ from tests.fake_cloud.aws import SSO_ACCESS_TOKEN, FakeAws, expiry
 
 
 def _resolve() -> aws.AwsAuth:
-    return anyio.run(aws.resolve)
+    async def run() -> aws.AwsAuth:
+        async with httpx.AsyncClient() as client:
+            return await aws.resolve(client=client)
+
+    return anyio.run(run)
 
 
 def _boto_keys(profile: str | None = None) -> tuple[str, str, str | None]:

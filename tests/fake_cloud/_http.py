@@ -52,7 +52,9 @@ class RoutedServer:
         self._server.owner = self  # type: ignore[attr-defined]  # the handler finds us here
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self.host = f"127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
 
     def close(self) -> None:
