@@ -23,9 +23,13 @@ Plain synchronous code, no ``msgspec.Struct``: a candidate for mypyc like ``sse.
 
 from __future__ import annotations
 
+import json
 import struct
 import zlib
+from collections.abc import Callable
 from typing import Final
+
+from earshot.providers.sse import SSEEvent
 
 _PRELUDE: Final = 12
 _MIN_MESSAGE: Final = 16
@@ -144,6 +148,49 @@ def _decode_headers(raw: bytes) -> dict[str, HeaderValue]:
     return headers
 
 
+class EventStreamFrames:
+    """The decoder behind the same face as ``SSEDecoder``: each message becomes an
+    ``SSEEvent`` whose ``event`` is the ``:event-type`` (an exception's is
+    ``exception:<:exception-type>``, an error message's ``error:<:error-code>`` with
+    ``{"message": <:error-message>}`` as data) and whose ``data`` is the UTF-8 payload.
+    Framing that cannot continue (a bad CRC, a cut message) becomes one
+    ``earshot:framing-error`` event whose data is the reason, and nothing after it."""
+
+    def __init__(self) -> None:
+        self._decoder = EventStreamDecoder()
+        self._broken = False
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        return self._run(lambda: self._decoder.feed(chunk))
+
+    def close(self) -> list[SSEEvent]:
+        return self._run(self._decoder.close)
+
+    def _run(self, step: Callable[[], list[EventMessage]]) -> list[SSEEvent]:
+        if self._broken:
+            return []
+        try:
+            messages = step()
+        except EventStreamError as exc:
+            self._broken = True
+            return [SSEEvent(FRAMING_ERROR, str(exc))]
+        return [_as_event(m) for m in messages]
+
+
+FRAMING_ERROR: Final = "earshot:framing-error"
+
+
+def _as_event(message: EventMessage) -> SSEEvent:
+    kind = message.header(":message-type")
+    data = message.payload.decode("utf-8", "replace")
+    if kind == "exception":
+        return SSEEvent("exception:" + message.header(":exception-type"), data)
+    if kind == "error":
+        text = json.dumps({"message": message.header(":error-message")})
+        return SSEEvent("error:" + message.header(":error-code"), text)
+    return SSEEvent(message.header(":event-type"), data)
+
+
 def encode_message(headers: dict[str, str], payload: bytes) -> bytes:
     """One message with string headers: what a fake server (and a test) sends."""
     block = bytearray()
@@ -158,4 +205,11 @@ def encode_message(headers: dict[str, str], payload: bytes) -> bytes:
     return head + struct.pack(">I", zlib.crc32(head))
 
 
-__all__ = ["EventMessage", "EventStreamDecoder", "EventStreamError", "encode_message"]
+__all__ = [
+    "FRAMING_ERROR",
+    "EventMessage",
+    "EventStreamDecoder",
+    "EventStreamError",
+    "EventStreamFrames",
+    "encode_message",
+]

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar, assert_never
 
 import anyio
 import httpx
-import msgspec
 
 from earshot import __version__
 from earshot.providers.aio import race
+from earshot.providers.auth_headers import auth_headers
 from earshot.providers.errors import ProviderError, redact
 from earshot.providers.http import shared_client
 from earshot.providers.retry import RetryPolicy
@@ -38,7 +38,10 @@ from earshot.providers.sse import SSEDecoder
 from earshot.providers.target import Target
 from earshot.providers.types import ErrorEvent, Finish, Message, ModelRequest, StreamEvent, Usage
 from earshot.providers.wire import get_wire
-from earshot.providers.wire.base import StreamParser
+from earshot.providers.wire.base import Framing, StreamParser
+
+if TYPE_CHECKING:
+    from earshot.providers.eventstream import EventStreamFrames
 
 T = TypeVar("T")
 
@@ -69,6 +72,30 @@ def _needs_tls(url: str) -> bool:
     """Whether the client needs a certificate store: an https URL, or any proxy (whose own
     hop may be https)."""
     return not url.startswith("http://") or any(os.environ.get(v) for v in _PROXY_VARS)
+
+
+async def _credential(req: httpx.Request, target: Target) -> dict[str, str]:
+    """The credential for the final request (signatures cover its URL and body bytes)."""
+    signed = {k: v for k, v in req.headers.items() if k.lower() not in _UNSIGNED}
+    return await auth_headers(
+        target, method=req.method, url=str(req.url), headers=signed, body=req.content
+    )
+
+
+# Headers a client stack may add or rewrite after signing: never part of a signature.
+_UNSIGNED = frozenset({"host", "user-agent", "content-length", "accept-encoding", "connection"})
+
+
+def _decoder(framing: Framing) -> SSEDecoder | EventStreamFrames:
+    match framing:
+        case "sse":
+            return SSEDecoder()
+        case "aws-event-stream":
+            from earshot.providers.eventstream import EventStreamFrames
+
+            return EventStreamFrames()
+        case _:
+            assert_never(framing)
 
 
 def _aborted() -> Finish:
@@ -110,14 +137,34 @@ async def stream(
         "user-agent": f"earshot/{__version__}",
         **call.headers,
     }
-    body = msgspec.json.encode(call.body)
     attempt = 0
     while True:
         parser: StreamParser = wire.parser(request, target)
         error: ProviderError | None = None
         emitted = False
         http_request = http.build_request(
-            call.method, call.url, params=dict(call.params), headers=headers, content=body
+            call.method, call.url, params=dict(call.params), headers=headers, content=call.body
+        )
+
+        async def sign(req: httpx.Request = http_request) -> dict[str, str]:
+            return await _credential(req, target)
+
+        signed = await _race(sign, abort)
+        if signed.aborted:
+            yield _aborted()
+            return
+        if signed.error is not None or signed.value is None:
+            failure = signed.error
+            if not isinstance(failure, ProviderError):
+                detail = redact(f"{type(failure).__name__}: {failure}", target.secrets())
+                failure = ProviderError("auth", f"{target.provider}: credentials: {detail}")
+            yield failure.to_event()
+            return
+        credential = signed.value
+        # A header the user configured (a gateway's own auth) wins over the credential.
+        configured = {name.lower() for name in target.headers}
+        http_request.headers.update(
+            {k: v for k, v in credential.items() if k.lower() not in configured}
         )
 
         async def send(req: httpx.Request = http_request) -> httpx.Response:
@@ -143,7 +190,7 @@ async def stream(
                     if raw.error is not None:
                         error = _transport_error(raw.error, target)
                 else:
-                    decoder = SSEDecoder()
+                    decoder = _decoder(wire.framing)
                     chunks = response.aiter_bytes()
                     while error is None:
                         got = await _race(chunks.__anext__, abort)

@@ -19,6 +19,7 @@ _MODULES: dict[str, str] = {
     "openai-chat": "earshot.providers.wire.openai_chat",
     "openai-responses": "earshot.providers.wire.openai_responses",
     "google-gemini": "earshot.providers.wire.gemini",
+    "amazon-bedrock": "earshot.providers.wire.bedrock",
 }
 
 

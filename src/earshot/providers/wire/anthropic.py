@@ -65,7 +65,7 @@ from earshot.providers.wire._anthropic_events import (
     event_type,
 )
 from earshot.providers.wire._anthropic_request import build_body, build_headers
-from earshot.providers.wire.base import HttpCall, ParserBase
+from earshot.providers.wire.base import Framing, HttpCall, ParserBase, encode_json
 
 if TYPE_CHECKING:
     from earshot.providers.wire.base import StreamParser, Wire
@@ -304,6 +304,8 @@ class AnthropicParser(ParserBase):
 class AnthropicWire:
     """The ``anthropic-messages`` adapter (stateless; one instance serves every call)."""
 
+    framing: Framing = "sse"
+
     @property
     def name(self) -> WireName:
         return "anthropic-messages"
@@ -312,7 +314,7 @@ class AnthropicWire:
         return HttpCall(
             url=f"{target.base_url.rstrip('/')}/v1/messages",
             headers=build_headers(target),
-            body=build_body(request, target),
+            body=encode_json(build_body(request, target)),
         )
 
     def parser(self, request: ModelRequest, target: Target) -> AnthropicParser:

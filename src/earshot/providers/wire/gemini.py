@@ -33,21 +33,13 @@ from earshot.providers.types import ModelRequest
 from earshot.providers.wire._gemini_events import ErrorBody, error_decoder
 from earshot.providers.wire._gemini_request import build_body
 from earshot.providers.wire._gemini_stream import GeminiParser
-from earshot.providers.wire.base import HttpCall
+from earshot.providers.wire.base import Framing, HttpCall, encode_json
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _SECRET_HEADERS = frozenset({"x-goog-api-key", "authorization", "x-api-key", "api-key"})
 _RETRY_IN = re.compile(r"retry in (\d+(?:\.\d+)?)\s*s\b", re.IGNORECASE)
 _SPEND_CAP = re.compile(r"spend(?:ing)?[ _-]?(?:cap|limit)", re.IGNORECASE)
 _AUTH_REASONS = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED", "API_KEY_SERVICE_BLOCKED"})
-
-
-class Headers(dict[str, str]):
-    """Request headers whose repr hides credential values."""
-
-    def __repr__(self) -> str:
-        shown = {k: ("***" if k.lower() in _SECRET_HEADERS else v) for k, v in self.items()}
-        return f"Headers({shown!r})"
 
 
 def endpoint(target: Target, model: str) -> str:
@@ -59,30 +51,9 @@ def endpoint(target: Target, model: str) -> str:
     return f"{base}/models/{quote(name, safe='-._~')}:streamGenerateContent"
 
 
-def auth_headers(target: Target) -> Headers:
-    headers = Headers()
-    key = target.api_key.reveal() if target.api_key else ""
-    if key:
-        match target.auth:
-            case "x-goog-api-key":
-                headers["x-goog-api-key"] = key
-            case "bearer":
-                headers["authorization"] = f"Bearer {key}"
-            case "x-api-key":
-                headers["x-api-key"] = key
-            case "api-key":
-                headers["api-key"] = key
-            case "none":
-                pass
-            case "google-adc" | "aws-sigv4":
-                raise ProviderError(
-                    "auth",
-                    f"{target.provider}: the google-gemini wire cannot sign requests with "
-                    f"{target.auth}; use an API key (auth x-goog-api-key)",
-                    retryable=False,
-                )
-    headers.update(target.headers)
-    return headers
+def extra_headers(target: Target) -> dict[str, str]:
+    """The user's extra headers (the credential is added by ``providers.auth_headers``)."""
+    return dict(target.headers)
 
 
 def error_from_body(
@@ -130,6 +101,8 @@ def error_from_body(
 
 
 class GeminiWire:
+    framing: Framing = "sse"
+
     @property
     def name(self) -> WireName:
         return "google-gemini"
@@ -137,8 +110,8 @@ class GeminiWire:
     def build_call(self, request: ModelRequest, target: Target) -> HttpCall:
         return HttpCall(
             url=endpoint(target, request.model or target.model),
-            headers=auth_headers(target),
-            body=build_body(request, target),
+            headers=extra_headers(target),
+            body=encode_json(build_body(request, target)),
             params={"alt": "sse"},
         )
 
@@ -173,8 +146,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "WIRE",
     "GeminiWire",
-    "Headers",
-    "auth_headers",
     "endpoint",
     "error_from_body",
+    "extra_headers",
 ]

@@ -44,7 +44,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING
 
 from earshot.providers.errors import (
     ProviderError,
@@ -67,7 +67,7 @@ from earshot.providers.wire._openai_chat_events import (
     merge_details,
 )
 from earshot.providers.wire._openai_chat_request import build_body
-from earshot.providers.wire.base import HttpCall, ParserBase
+from earshot.providers.wire.base import Framing, HttpCall, ParserBase, encode_json
 
 if TYPE_CHECKING:
     from earshot.providers.wire.base import StreamParser, Wire
@@ -97,46 +97,18 @@ _DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|h|m|s))+")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
-class _Headers(dict[str, str]):
-    """Request headers whose repr hides credentials (``HttpCall`` shows its headers)."""
-
-    def __repr__(self) -> str:
-        shown = {k: ("***" if k.lower() in _SECRET_HEADERS else v) for k, v in self.items()}
-        return repr(shown)
-
-
-def auth_headers(target: Target) -> dict[str, str]:
-    """The credential header for ``target.auth``; nothing when there is no key."""
-    key = target.api_key.reveal() if target.api_key is not None else ""
-    if not key:
-        return {}
-    match target.auth:
-        case "bearer":
-            return {"Authorization": f"Bearer {key}"}
-        case "x-api-key":
-            return {"x-api-key": key}
-        case "api-key":
-            return {"api-key": key}
-        case "x-goog-api-key":
-            return {"x-goog-api-key": key}
-        case "none" | "google-adc" | "aws-sigv4":
-            return {}
-        case _:
-            assert_never(target.auth)
-
-
 class OpenAIChatWire:
+    framing: Framing = "sse"
+
     @property
     def name(self) -> WireName:
         return "openai-chat"
 
     def build_call(self, request: ModelRequest, target: Target) -> HttpCall:
-        headers = _Headers(auth_headers(target))
-        headers.update(target.headers)
         return HttpCall(
             url=f"{target.base_url.rstrip('/')}/chat/completions",
-            headers=headers,
-            body=build_body(request, target),
+            headers=dict(target.headers),
+            body=encode_json(build_body(request, target)),
         )
 
     def parser(self, request: ModelRequest, target: Target) -> ChatParser:
@@ -381,7 +353,6 @@ __all__ = [
     "WIRE",
     "ChatParser",
     "OpenAIChatWire",
-    "auth_headers",
     "parse_reset",
     "rate_limit_reset",
 ]

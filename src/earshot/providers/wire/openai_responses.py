@@ -50,7 +50,7 @@ from earshot.providers.types import (
 )
 from earshot.providers.wire import _openai_responses_events as ev
 from earshot.providers.wire import _openai_responses_request as req
-from earshot.providers.wire.base import HttpCall, ParserBase, StreamParser
+from earshot.providers.wire.base import Framing, HttpCall, ParserBase, StreamParser, encode_json
 
 # Error codes the vendor uses for answers that retrying cannot fix (a spent balance or cap).
 NEVER_RETRY_CODES = frozenset(
@@ -339,13 +339,17 @@ class ResponsesParser(ParserBase):
 class OpenAIResponsesWire:
     """The Responses API adapter. Stateless: holds no per-call state (see ``parser``)."""
 
+    framing: Framing = "sse"
+
     @property
     def name(self) -> WireName:
         return "openai-responses"
 
     def build_call(self, request: ModelRequest, target: Target) -> HttpCall:
         return HttpCall(
-            url=req.url(target), headers=req.headers(target), body=req.body(request, target)
+            url=req.url(target),
+            headers=req.headers(target),
+            body=encode_json(req.body(request, target)),
         )
 
     def parser(self, request: ModelRequest, target: Target) -> StreamParser:
