@@ -105,10 +105,16 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
         if base_url is not None and not isinstance(base_url, str):
             raise _fail(path, f"{where}.base_url", "must be a string URL")
         headers = _str_map(entry.get("headers", {}), path, f"{where}.headers")
+        api_version = entry.get("api_version")
+        if api_version is not None and not isinstance(api_version, str):
+            raise _fail(path, f"{where}.api_version", 'must be a string such as "2024-10-21"')
+        deployments = _str_map(entry.get("deployments", {}), path, f"{where}.deployments")
         previous = settings.providers.get(pid, ProviderSettings())
         settings.providers[pid] = ProviderSettings(
             base_url=base_url if base_url is not None else previous.base_url,
             headers={**previous.headers, **headers},
+            api_version=api_version if api_version is not None else previous.api_version,
+            deployments={**previous.deployments, **deployments},
         )
     if "verify" in data:
         checks = data["verify"]

@@ -40,6 +40,9 @@ class ProviderSpec:
     catalog_id: str | None = None
     open_models: bool = False
     headers: Mapping[str, str] = field(default_factory=dict)
+    credential_env: tuple[str, ...] = ()
+    """Other variables holding this provider's credentials (cloud keys, tokens, key files):
+    never read as the API key, but kept out of tool environments like ``env``."""
     note: str = ""
 
     @property
@@ -95,33 +98,44 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         id="google-vertex",
         name="Google Vertex AI",
         wire="google-vertex",
-        base_url="https://aiplatform.googleapis.com",
+        base_url="",
         env=(),
         auth="google-adc",
         key_required=False,
         catalog_id="google-vertex",
-        note="application default credentials; adapter not in this release",
+        credential_env=("GOOGLE_APPLICATION_CREDENTIALS",),
+        note="Gemini and Claude; application default credentials, GOOGLE_CLOUD_PROJECT",
     ),
     ProviderSpec(
         id="amazon-bedrock",
         name="Amazon Bedrock",
         wire="amazon-bedrock",
-        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+        base_url="",
         env=("AWS_BEARER_TOKEN_BEDROCK",),
         auth="aws-sigv4",
         key_required=False,
         catalog_id="amazon-bedrock",
-        note="AWS credentials (SigV4); adapter not in this release",
+        credential_env=(
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_SESSION_TOKEN",
+            "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+        ),
+        note="ConverseStream; AWS credential chain (SigV4) or a Bedrock API key",
     ),
     ProviderSpec(
         id="azure",
         name="Azure OpenAI",
         wire="azure-openai",
         base_url="",
-        env=("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"),
+        env=("AZURE_OPENAI_API_KEY", "AZURE_API_KEY"),
         auth="api-key",
+        key_required=False,
+        base_url_env=("AZURE_OPENAI_ENDPOINT",),
         catalog_id="azure",
-        note="base URL https://<resource>.openai.azure.com/openai/v1; adapter not in this release",
+        open_models=True,
+        credential_env=("AZURE_OPENAI_AD_TOKEN",),
+        note="deployment name as the model; AZURE_OPENAI_ENDPOINT; api-key or Entra ID",
     ),
     _compat("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
     _compat("groq", "Groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
@@ -207,6 +221,9 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
 
 _BY_ID = {spec.id: spec for spec in PROVIDERS}
 
+# Providers whose placement (region, project, endpoint) is resolved by ``cloud.placement``.
+CLOUD_PROVIDERS = frozenset({"amazon-bedrock", "google-vertex", "azure"})
+
 
 class UnknownProviderError(ProviderError):
     def __init__(self, provider: str, suggestions: list[str]) -> None:
@@ -244,6 +261,10 @@ class ProviderSettings:
 
     base_url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    api_version: str | None = None
+    """Azure OpenAI: the ``api-version`` of chat-completions calls."""
+    deployments: Mapping[str, str] = field(default_factory=dict)
+    """Azure OpenAI: deployment name -> catalog model id (for prices and limits)."""
 
 
 def base_url_for(
@@ -286,16 +307,30 @@ def resolve_target(
     stored_key: str | None = None,
     settings: ProviderSettings | None = None,
     env: Mapping[str, str] | None = None,
+    wire_setting: str | None = None,
 ) -> Target:
     """A ready-to-call ``Target``. Raises ``ProviderError("auth")`` when a required key is
     missing, naming the env var and ``earshot auth login``; ``invalid_request`` when the
     provider needs a base URL that nobody set."""
     environ = os.environ if env is None else env
     base_url = base_url_for(spec, environ, settings)
+    cloud: dict[str, str] = {}
+    if spec.id in CLOUD_PROVIDERS:
+        from earshot.providers.cloud.placement import place
+
+        default_url, cloud = place(
+            spec.id,
+            model,
+            environ,
+            configured_url=base_url,
+            api_version=settings.api_version if settings is not None else None,
+            wire=wire_setting,
+        )
+        base_url = default_url if spec.id == "azure" or not base_url else base_url
     if not base_url:
         raise ProviderError(
             "invalid_request",
-            f"{spec.id} needs a base URL: set {spec.base_url_vars[0]} or "
+            f"{spec.id} needs a base URL: set {(spec.base_url_env or spec.base_url_vars)[0]} or "
             f"providers.{spec.id}.base_url in settings",
             retryable=False,
         )
@@ -318,10 +353,12 @@ def resolve_target(
         api_key=Secret(key) if key else None,
         info=info,
         headers=headers,
+        cloud=cloud,
     )
 
 
 __all__ = [
+    "CLOUD_PROVIDERS",
     "PROVIDERS",
     "ProviderSettings",
     "ProviderSpec",

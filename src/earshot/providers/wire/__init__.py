@@ -1,4 +1,5 @@
-"""Wire adapters: one module per vendor API; ``base`` says what an adapter is.
+"""Wire adapters: one module (or subpackage) per vendor API; ``base`` says what an adapter
+is. Adding a wire is its module plus one line in ``_MODULES``.
 
 ``get_wire`` imports an adapter module only when a target first needs it.
 """
@@ -20,6 +21,8 @@ _MODULES: dict[str, str] = {
     "openai-responses": "earshot.providers.wire.openai_responses",
     "google-gemini": "earshot.providers.wire.gemini",
     "amazon-bedrock": "earshot.providers.wire.bedrock",
+    "google-vertex": "earshot.providers.wire.vertex",
+    "azure-openai": "earshot.providers.wire.azure",
 }
 
 
