@@ -8,6 +8,7 @@ import pytest
 
 from earshot.providers.cloud import aws, google
 from tests.fake_cloud.aws import FakeAws
+from tests.fake_cloud.azure import FakeAzure
 from tests.fake_cloud.google import FakeGoogle
 
 
@@ -32,6 +33,15 @@ def fake_aws() -> Iterator[FakeAws]:
 @pytest.fixture
 def fake_google() -> Iterator[FakeGoogle]:
     fake = FakeGoogle()
+    try:
+        yield fake
+    finally:
+        fake.close()
+
+
+@pytest.fixture
+def fake_azure() -> Iterator[FakeAzure]:
+    fake = FakeAzure()
     try:
         yield fake
     finally:

@@ -33,7 +33,7 @@ USER_CLIENT = {
     "refresh_token": "fake-refresh",
 }
 _VERTEX = re.compile(
-    r"^/v1/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/publishers/"
+    r"^/v1(?:beta1)?/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/publishers/"
     r"(?P<publisher>google|anthropic)/models/(?P<model>[^/:]+):(?P<method>\w+)$"
 )
 _KEY: rsa.RSAPrivateKey | None = None
@@ -149,9 +149,9 @@ class FakeGoogle:
         self.calls.append(call)
         if call.publisher == "anthropic":
             body = request.json()
-            assert body.get("anthropic_version") == "vertex-2023-10-16", body.get(
-                "anthropic_version"
-            )
+            # Vertex's documented value, or a dated API version (what newer SDKs send).
+            version = str(body.get("anthropic_version"))
+            assert re.fullmatch(r"(vertex-)?\d{4}-\d{2}-\d{2}", version), version
             assert "model" not in body, "Vertex takes the model from the URL"
         return serve(self.replies.pop(0) if self.replies else None, "google")
 

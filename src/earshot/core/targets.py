@@ -61,9 +61,14 @@ def target_for(
 
 
 def _model_wire(settings: Settings, provider: str, model: str) -> str | None:
-    """``models.<provider>.<model>.wire`` from settings, when it names a wire."""
-    value = settings.models.get(provider, {}).get(model, {}).get("wire")
-    return value if isinstance(value, str) else None
+    """``models.<provider>.<model>.wire`` from settings (or its older alias ``shape``), when
+    set: an Azure deployment's API is chosen by its own name, not its catalog model's."""
+    fields = settings.models.get(provider, {}).get(model, {})
+    value = fields.get("wire")
+    if isinstance(value, str):
+        return value
+    shape = fields.get("shape")
+    return {"completions": "openai-chat", "responses": "openai-responses"}.get(str(shape))
 
 
 # The model earshot picks for a provider when the user named none: a strong, current

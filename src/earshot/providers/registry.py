@@ -221,6 +221,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
 
 _BY_ID = {spec.id: spec for spec in PROVIDERS}
 
+_SHAPE_WIRES = {"completions": "openai-chat", "responses": "openai-responses"}
 # Providers whose placement (region, project, endpoint) is resolved by ``cloud.placement``.
 CLOUD_PROVIDERS = frozenset({"amazon-bedrock", "google-vertex", "azure"})
 
@@ -320,11 +321,11 @@ def resolve_target(
 
         default_url, cloud = place(
             spec.id,
-            model,
+            info.id if info is not None else model,  # an Azure deployment's catalog model
             environ,
             configured_url=base_url,
             api_version=settings.api_version if settings is not None else None,
-            wire=wire_setting,
+            wire=wire_setting or _SHAPE_WIRES.get(info.shape or "") if info else wire_setting,
         )
         base_url = default_url if spec.id == "azure" or not base_url else base_url
     if not base_url:
