@@ -86,12 +86,14 @@ def test_reasoning_deployment_uses_the_v1_responses_api(azure_env: FakeAzure) ->
     assert sent.json()["model"] == "my-gpt"
 
 
-def test_shape_setting_overrides_the_api(azure_env: FakeAzure) -> None:
+@pytest.mark.parametrize("fields", [{"wire": "openai-chat"}, {"shape": "completions"}])
+def test_wire_setting_picks_the_deployments_api(azure_env: FakeAzure, fields: JSONObject) -> None:
     settings = settings_with(deployments={"my-gpt": "gpt-5.1"})
-    overrides: JSONObject = {"shape": "completions"}
-    settings.models["azure"] = {"my-gpt": overrides}
+    settings.models["azure"] = {"my-gpt": fields}
     azure_env.replies.append(fake_chat.text_turn("chat after all"))
-    assert texts(run(target("my-gpt", settings))) == "chat after all"
+    tgt = target("my-gpt", settings)
+    assert tgt.wire == "azure-openai"
+    assert texts(run(tgt)) == "chat after all"
     assert azure_env.requests[-1].path.endswith("/chat/completions")
 
 
@@ -145,3 +147,14 @@ def test_openai_client_streams_v1_responses_from_the_fake(azure_env: FakeAzure) 
     text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
     client.close()
     assert text == "sdk responses"
+
+
+def test_a_refused_entra_token_is_not_reported_as_a_missing_key(
+    monkeypatch: pytest.MonkeyPatch, azure_env: FakeAzure
+) -> None:
+    monkeypatch.delenv("AZURE_OPENAI_API_KEY")
+    monkeypatch.setenv("AZURE_OPENAI_AD_TOKEN", "revoked-token")
+    error = error_of(run(target("my-4o")))
+    assert error.kind == "auth"
+    assert "sent none" not in error.message
+    assert "revoked-token" not in error.message

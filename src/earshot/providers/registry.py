@@ -10,8 +10,9 @@ Where each part of a ``Target`` comes from, first match wins:
   then the row's default;
 - API key: the row's env vars in order, then ``auth.json`` (``earshot auth login``). Keys are
   never read from project settings, which live in repositories;
-- wire: the row's, except an OpenAI model whose catalog entry says it speaks Chat
-  Completions;
+- wire: settings ``models.<id>.<model>.wire``, then that model's ``shape`` (the older alias:
+  ``completions``/``responses``, for a provider on an OpenAI wire), then settings
+  ``providers.<id>.wire``, then the row's (``wire_for``);
 - model facts: the catalog (snapshot, refresh, settings overrides).
 """
 
@@ -221,7 +222,6 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
 
 _BY_ID = {spec.id: spec for spec in PROVIDERS}
 
-_SHAPE_WIRES = {"completions": "openai-chat", "responses": "openai-responses"}
 # Providers whose placement (region, project, endpoint) is resolved by ``cloud.placement``.
 CLOUD_PROVIDERS = frozenset({"amazon-bedrock", "google-vertex", "azure"})
 
@@ -266,6 +266,23 @@ class ProviderSettings:
     """Azure OpenAI: the ``api-version`` of chat-completions calls."""
     deployments: Mapping[str, str] = field(default_factory=dict)
     """Azure OpenAI: deployment name -> catalog model id (for prices and limits)."""
+    wire: WireName | None = None
+
+
+_SHAPES: dict[str, WireName] = {"completions": "openai-chat", "responses": "openai-responses"}
+_OPENAI_WIRES = frozenset(_SHAPES.values())
+
+
+def wire_for(
+    spec: ProviderSpec, info: ModelInfo | None, settings: ProviderSettings | None = None
+) -> WireName:
+    """The API a model is called with; see the module docstring for the order."""
+    if info is not None and info.wire is not None:
+        return info.wire
+    wire = settings.wire if settings is not None and settings.wire else spec.wire
+    if info is not None and info.shape is not None and wire in _OPENAI_WIRES:
+        return _SHAPES[info.shape]
+    return wire
 
 
 def base_url_for(
@@ -289,6 +306,12 @@ def key_from_env(spec: ProviderSpec, env: Mapping[str, str]) -> tuple[str, str] 
         if value:
             return var, value
     return None
+
+
+def key_variables(provider: str) -> tuple[str, ...]:
+    """The env vars that hold a key for ``provider`` (none for an unknown id)."""
+    spec = _BY_ID.get(provider)
+    return spec.env if spec is not None else ()
 
 
 def missing_key_error(spec: ProviderSpec) -> ProviderError:
@@ -315,17 +338,24 @@ def resolve_target(
     provider needs a base URL that nobody set."""
     environ = os.environ if env is None else env
     base_url = base_url_for(spec, environ, settings)
+    wire = wire_for(spec, info, settings)
     cloud: dict[str, str] = {}
     if spec.id in CLOUD_PROVIDERS:
         from earshot.providers.cloud.placement import place
 
+        api: str | None = None
+        if spec.id == "azure":
+            # A wire setting picks the API a deployment speaks; the wire stays Azure's.
+            shape = _SHAPES.get(info.shape or "") if info is not None else None
+            api = wire_setting or (wire if wire != spec.wire else None) or shape
+            wire = spec.wire
         default_url, cloud = place(
             spec.id,
             info.id if info is not None else model,  # an Azure deployment's catalog model
             environ,
             configured_url=base_url,
             api_version=settings.api_version if settings is not None else None,
-            wire=wire_setting or _SHAPE_WIRES.get(info.shape or "") if info else wire_setting,
+            wire=api,
         )
         base_url = default_url if spec.id == "azure" or not base_url else base_url
     if not base_url:
@@ -339,9 +369,6 @@ def resolve_target(
     key = found[1] if found else stored_key
     if not key and spec.key_required:
         raise missing_key_error(spec)
-    wire: WireName = spec.wire
-    if spec.id == "openai" and info is not None and info.shape == "completions":
-        wire = "openai-chat"
     headers = dict(spec.headers)
     if settings is not None:
         headers.update(settings.headers)
@@ -367,8 +394,10 @@ __all__ = [
     "base_url_for",
     "get_provider",
     "key_from_env",
+    "key_variables",
     "missing_key_error",
     "provider_ids",
     "resolve_target",
     "suggest_providers",
+    "wire_for",
 ]
