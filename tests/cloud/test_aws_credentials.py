@@ -17,7 +17,13 @@ import pytest
 
 from earshot.providers.cloud import aws
 from earshot.providers.errors import ProviderError
-from tests.fake_cloud.aws import SSO_ACCESS_TOKEN, FakeAws, expiry
+from tests.fake_cloud.aws import (
+    ROLE_ARN,
+    SSO_ACCESS_TOKEN,
+    WEB_IDENTITY_TOKEN,
+    FakeAws,
+    expiry,
+)
 
 
 def _resolve() -> aws.AwsAuth:
@@ -188,3 +194,56 @@ def test_nothing_found_names_what_to_set() -> None:
     with pytest.raises(ProviderError, match="AWS_PROFILE") as caught:
         _resolve()
     assert caught.value.kind == "auth"
+
+
+def _role_profile(home: Path, fake: FakeAws, role_arn: str = ROLE_ARN) -> None:
+    _write(
+        home / ".aws/credentials",
+        "[base]\naws_access_key_id = AKIDBASE\naws_secret_access_key = base/secret\n",
+    )
+    _write(
+        home / ".aws/config",
+        f"[profile role]\nrole_arn = {role_arn}\nsource_profile = base\n"
+        "role_session_name = earshot-test\nregion = us-west-2\n",
+    )
+    fake.extra_keys["AKIDBASE"] = "base/secret"
+
+
+def test_role_profile_assumes_the_role_with_its_source_profile(
+    hermetic_env: Path, monkeypatch: pytest.MonkeyPatch, fake_aws: FakeAws
+) -> None:
+    _role_profile(hermetic_env, fake_aws)
+    monkeypatch.setenv("AWS_PROFILE", "role")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_STS", fake_aws.base_url)
+    auth = _resolve()
+    issued = fake_aws.issued
+    assert _keys(auth) == (issued.access_key_id, issued.secret_access_key, issued.session_token)
+    assert auth.source.kind == "assume-role"
+    assert fake_aws.assumed[0]["RoleSessionName"] == "earshot-test"
+    assert _boto_keys("role") == _keys(auth)
+
+
+def test_a_refused_role_is_an_auth_error(
+    hermetic_env: Path, monkeypatch: pytest.MonkeyPatch, fake_aws: FakeAws
+) -> None:
+    _role_profile(hermetic_env, fake_aws, role_arn="arn:aws:iam::1:role/other")
+    monkeypatch.setenv("AWS_PROFILE", "role")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_STS", fake_aws.base_url)
+    with pytest.raises(ProviderError, match="not authorized") as caught:
+        _resolve()
+    assert caught.value.kind == "auth"
+
+
+def test_web_identity_token_file_is_exchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_aws: FakeAws
+) -> None:
+    token = tmp_path / "token"
+    token.write_text(WEB_IDENTITY_TOKEN)
+    monkeypatch.setenv("AWS_WEB_IDENTITY_TOKEN_FILE", str(token))
+    monkeypatch.setenv("AWS_ROLE_ARN", ROLE_ARN)
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_STS", fake_aws.base_url)
+    auth = _resolve()
+    assert auth.source.kind == "web-identity"
+    assert _keys(auth) == _boto_keys()
+    assert fake_aws.assumed[0]["Action"] == "AssumeRoleWithWebIdentity"

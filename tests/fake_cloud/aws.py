@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from urllib.parse import parse_qsl
 
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
@@ -26,6 +27,8 @@ BEARER = "bedrock-api-key-fake"
 IMDS_TOKEN = "imds-session-token"
 SSO_ACCESS_TOKEN = "sso-access-token"
 ROLE = "fake-role"
+ROLE_ARN = "arn:aws:iam::111122223333:role/earshot-test"
+WEB_IDENTITY_TOKEN = "eyJ.fake.web-identity"
 _AUTH = re.compile(
     r"AWS4-HMAC-SHA256 Credential=([^/]+)/(\d{8})/([^/]+)/([^/]+)/aws4_request, "
     r"SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$"
@@ -93,6 +96,7 @@ class FakeAws:
     streams: list[list[bytes] | Answer] = field(default_factory=list)
     container_token: str | None = None
     seen_regions: list[str] = field(default_factory=list)
+    assumed: list[dict[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.server = RoutedServer(self.handle)
@@ -147,6 +151,8 @@ class FakeAws:
                     }
                 },
             )
+        if path == "/" and request.method == "POST":
+            return self._sts(request)
         if path.startswith("/model/") and path.endswith("/converse-stream"):
             refused = self.check_auth(request)
             if refused is not None:
@@ -161,7 +167,35 @@ class FakeAws:
             )
         return Answer.json(404, {"message": f"fake aws: no route {request.method} {path}"})
 
-    def check_auth(self, request: RecordedRequest) -> Answer | None:
+    def _sts(self, request: RecordedRequest) -> Answer:
+        form = dict(parse_qsl(request.body.decode()))
+        action = form.get("Action")
+        if action == "AssumeRole":
+            refused = self.check_auth(request, service="sts")
+            if refused is not None:
+                return refused
+            if form.get("RoleArn") != ROLE_ARN:
+                return _sts_error(403, "AccessDenied", "not authorized to perform sts:AssumeRole")
+            self.assumed.append(form)
+        elif action == "AssumeRoleWithWebIdentity":
+            if form.get("WebIdentityToken") != WEB_IDENTITY_TOKEN:
+                return _sts_error(400, "InvalidIdentityToken", "Token is not valid")
+            self.assumed.append(form)
+        else:
+            return _sts_error(400, "InvalidAction", f"unknown action {action}")
+        keys = self.issued
+        xml = (
+            f'<{action}Response xmlns="https://sts.amazonaws.com/doc/2011-06-15/">'
+            f"<{action}Result><Credentials>"
+            f"<AccessKeyId>{keys.access_key_id}</AccessKeyId>"
+            f"<SecretAccessKey>{keys.secret_access_key}</SecretAccessKey>"
+            f"<SessionToken>{keys.session_token}</SessionToken>"
+            f"<Expiration>{expiry()}</Expiration>"
+            f"</Credentials></{action}Result></{action}Response>"
+        )
+        return Answer(200, xml.encode(), {"content-type": "text/xml"})
+
+    def check_auth(self, request: RecordedRequest, service: str = "bedrock") -> Answer | None:
         auth = request.headers.get("authorization", "")
         if auth.startswith("Bearer "):
             if auth[7:] == BEARER:
@@ -176,11 +210,11 @@ class FakeAws:
             return _error(
                 403, "MissingAuthenticationTokenException", "Missing Authentication Token"
             )
-        access, day, region, service, signed_names, signature = found.groups()
+        access, day, region, scope_service, signed_names, signature = found.groups()
         self.seen_regions.append(region)
         keys = {self.issued.access_key_id: self.issued.secret_access_key, **self.extra_keys}
         secret = keys.get(access)
-        if secret is None or service != "bedrock":
+        if secret is None or scope_service != service:
             return _error(
                 403,
                 "UnrecognizedClientException",
@@ -207,7 +241,7 @@ class FakeAws:
         aws_request.context["timestamp"] = amz_date
         signer = SigV4Auth(
             Credentials(access, secret, request.headers.get("x-amz-security-token")),
-            "bedrock",
+            service,
             region,
         )
         canonical = signer.canonical_request(aws_request)
@@ -219,6 +253,15 @@ class FakeAws:
                 "The request signature we calculated does not match the signature you provided.",
             )
         return None
+
+
+def _sts_error(status: int, code: str, message: str) -> Answer:
+    xml = (
+        '<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error>'
+        f"<Type>Sender</Type><Code>{code}</Code><Message>{message}</Message>"
+        "</Error></ErrorResponse>"
+    )
+    return Answer(status, xml.encode(), {"content-type": "text/xml"})
 
 
 def _error(status: int, kind: str, message: str) -> Answer:

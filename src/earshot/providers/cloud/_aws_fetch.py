@@ -37,6 +37,14 @@ async def fetch(
     client: httpx.AsyncClient | None,
 ) -> AwsCredentials:
     match source.kind:
+        case "assume-role" | "web-identity":
+            from earshot.providers.cloud import _aws_sts
+            from earshot.providers.cloud.aws import region_for
+
+            region = region_for(env, profile)
+            if source.kind == "web-identity":
+                return await _aws_sts.web_identity(env, region, client)
+            return await _aws_sts.assume_role(profile, env, region, client)
         case "process":
             return await _process(profile)
         case "sso":

@@ -6,7 +6,10 @@
     2. AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY  (+ AWS_SESSION_TOKEN)
     3. the profile (AWS_PROFILE, else "default") in AWS_SHARED_CREDENTIALS_FILE
        (~/.aws/credentials), then AWS_CONFIG_FILE (~/.aws/config):
-         static keys | credential_process | SSO (the token cache the AWS CLI's
+         role_arn (STS AssumeRole with the keys of source_profile, or of credential_source
+         Environment | EcsContainer | Ec2InstanceMetadata)
+       | AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN (STS AssumeRoleWithWebIdentity, as on EKS)
+       | static keys | credential_process | SSO (the token cache the AWS CLI's
          `aws sso login` writes under ~/.aws/sso/cache, exchanged for role credentials)
     4. container credentials (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI)
     5. instance metadata (IMDSv2), unless AWS_EC2_METADATA_DISABLED=true
@@ -16,9 +19,9 @@ Region: AWS_REGION, AWS_DEFAULT_REGION, the profile's ``region``, else us-east-1
 ``locate`` says which step applies without any I/O (for ``earshot providers`` and
 ``doctor``); ``resolve`` fetches what that step needs and caches temporary credentials in
 the process until five minutes before they expire. Endpoints follow the AWS SDKs' overrides
-(``AWS_ENDPOINT_URL_SSO``, ``AWS_EC2_METADATA_SERVICE_ENDPOINT``), which is also how tests
-point them at loopback. Errors are ``ProviderError("auth")`` naming the file or variable,
-never a secret.
+(``AWS_ENDPOINT_URL_SSO``, ``AWS_ENDPOINT_URL_STS``, ``AWS_EC2_METADATA_SERVICE_ENDPOINT``),
+which is also how tests point them at loopback. Errors are ``ProviderError("auth")``
+naming the file or variable, never a secret.
 """
 
 from __future__ import annotations
@@ -123,6 +126,13 @@ def locate(env: Mapping[str, str]) -> AwsSource | None:
     if env.get("AWS_ACCESS_KEY_ID", "").strip() and env.get("AWS_SECRET_ACCESS_KEY", "").strip():
         return AwsSource("env", "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY")
     profile = profile_of(env)
+    if profile.config.get("role_arn"):
+        what = f"profile {profile.name} (assumes {profile.config['role_arn']})"
+        return AwsSource("assume-role", what, profile.name)
+    if env.get("AWS_WEB_IDENTITY_TOKEN_FILE", "").strip() and env.get("AWS_ROLE_ARN", "").strip():
+        return AwsSource(
+            "web-identity", f"AWS_WEB_IDENTITY_TOKEN_FILE (assumes {env['AWS_ROLE_ARN']})"
+        )
     for where, values in (("credentials", profile.creds), ("config", profile.config)):
         if values.get("aws_access_key_id") and values.get("aws_secret_access_key"):
             return AwsSource("profile", f"profile {profile.name} (~/.aws/{where})", profile.name)
