@@ -28,7 +28,7 @@ from earshot.providers.types import (
     ToolCallPart,
     ToolResultPart,
 )
-from earshot.providers.wire._anthropic_request import build_body as anthropic_body
+from earshot.providers.wire.anthropic._request import build_body as anthropic_body
 from tests.fake_cloud._http import Answer
 from tests.fake_cloud.aws import BEARER, FakeAws, event, exception, text_reply
 from tests.wire.cases import READ_TOOL, model_info

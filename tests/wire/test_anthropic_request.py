@@ -27,7 +27,7 @@ from earshot.providers.types import (
     ToolSpec,
 )
 from earshot.providers.wire import get_wire
-from earshot.providers.wire._anthropic_request import (
+from earshot.providers.wire.anthropic._request import (
     BUDGETS,
     DEFAULT_MAX_TOKENS,
     map_effort,

@@ -28,7 +28,7 @@ from earshot.providers.types import (
     ToolSpec,
 )
 from earshot.providers.wire import get_wire
-from earshot.providers.wire._gemini_schema import to_gemini_schema
+from earshot.providers.wire.gemini._schema import to_gemini_schema
 from tests.wire.cases import CASES, LIST_TOOL, PNG_1PX, READ_TOOL, Case, model_info
 
 WIRE = get_wire("google-gemini")

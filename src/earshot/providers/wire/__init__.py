@@ -49,7 +49,7 @@ def assumed_max_output(name: WireName) -> int | None:
     """The output limit a wire sends for a model without catalog facts; None when it sends
     none and the server decides."""
     if name == "anthropic-messages":
-        from earshot.providers.wire._anthropic_request import DEFAULT_MAX_TOKENS
+        from earshot.providers.wire.anthropic._request import DEFAULT_MAX_TOKENS
 
         return DEFAULT_MAX_TOKENS
     return None

@@ -53,7 +53,7 @@ from earshot.providers.types import (
     ToolResultPart,
     metadata_for,
 )
-from earshot.providers.wire._anthropic_request import max_tokens_for, reasoning_fields
+from earshot.providers.wire.anthropic._request import max_tokens_for, reasoning_fields
 
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif"}

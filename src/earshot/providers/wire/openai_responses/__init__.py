@@ -1,7 +1,7 @@
 """The ``openai-responses`` wire: OpenAI's Responses API, used statelessly (``store: false``).
 
-Request building lives in ``_openai_responses_request`` (its docstring lists what we send and
-why); the vendor's events are decoded in ``_openai_responses_events``. This module turns
+Request building lives in ``_request`` (its docstring lists what we send and
+why); the vendor's events are decoded in ``_events``. This module turns
 those events into earshot's stream and maps errors onto the taxonomy.
 
 Stream mapping (every event goes through the ``Assembler``)::
@@ -49,9 +49,9 @@ from earshot.providers.types import (
     StreamEvent,
     Usage,
 )
-from earshot.providers.wire import _openai_responses_events as ev
-from earshot.providers.wire import _openai_responses_request as req
 from earshot.providers.wire.base import Framing, HttpCall, ParserBase, StreamParser, encode_json
+from earshot.providers.wire.openai_responses import _events as ev
+from earshot.providers.wire.openai_responses import _request as req
 
 # Error codes the vendor uses for answers that retrying cannot fix (a spent balance or cap).
 NEVER_RETRY_CODES = frozenset(

@@ -1,6 +1,6 @@
 """Gemini's SSE stream to earshot stream events.
 
-Each ``data:`` payload is a whole GenerateContentResponse (``_gemini_events.Chunk``):
+Each ``data:`` payload is a whole GenerateContentResponse (``_events.Chunk``):
 
 - text parts are deltas of one text run; ``thought: true`` parts are reasoning deltas;
 - a ``thoughtSignature`` is stored (``{"thoughtSignature": sig}``) on the part that carried
@@ -40,7 +40,8 @@ from earshot.providers.types import (
     StreamEvent,
     Usage,
 )
-from earshot.providers.wire._gemini_events import (
+from earshot.providers.wire.base import MalformedEvent, ParserBase
+from earshot.providers.wire.gemini._events import (
     Chunk,
     ErrorBody,
     FunctionCall,
@@ -49,7 +50,6 @@ from earshot.providers.wire._gemini_events import (
     UsageMetadata,
     chunk_decoder,
 )
-from earshot.providers.wire.base import MalformedEvent, ParserBase
 
 ErrorMapper = Callable[[ErrorBody], ProviderError]
 

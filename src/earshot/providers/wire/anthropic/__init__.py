@@ -3,7 +3,7 @@
 ::
 
     build_call   POST {base_url}/v1/messages   x-api-key, anthropic-version: 2023-06-01
-                 body from _anthropic_request (roles, merging, thinking replay, cache
+                 body from _request (roles, merging, thinking replay, cache
                  breakpoints, effort/budget mapping: see that module's docstring)
     parser       SSE events -> Assembler, dispatched on the JSON ``type`` (the ``event:``
                  line is optional; ``ping`` and unknown events are ignored)
@@ -52,7 +52,7 @@ from earshot.providers.types import (
     StreamEvent,
     Usage,
 )
-from earshot.providers.wire._anthropic_events import (
+from earshot.providers.wire.anthropic._events import (
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -65,7 +65,7 @@ from earshot.providers.wire._anthropic_events import (
     decode_event,
     event_type,
 )
-from earshot.providers.wire._anthropic_request import build_body, build_headers
+from earshot.providers.wire.anthropic._request import build_body, build_headers
 from earshot.providers.wire.base import Framing, HttpCall, ParserBase, encode_json
 
 if TYPE_CHECKING:

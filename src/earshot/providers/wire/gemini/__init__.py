@@ -3,8 +3,8 @@
 ::
 
     build_call           POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse
-                         header x-goog-api-key; body from _gemini_request.build_body
-    parser               _gemini_stream.GeminiParser (typed chunks from _gemini_events)
+                         header x-goog-api-key; body from _request.build_body
+    parser               _stream.GeminiParser (typed chunks from _events)
     error_from_response  {error: {code, message, status, details[]}} (or a one-element
                          list of it, as the non-SSE stream endpoint answers), or any other
                          body ``providers.error_body`` reads -> ProviderError
@@ -30,10 +30,10 @@ from earshot.providers.error_body import missing_key_error, read_error_body, sho
 from earshot.providers.errors import ProviderError, classify_http, parse_duration
 from earshot.providers.target import Target, WireName
 from earshot.providers.types import JSONObject, ModelRequest
-from earshot.providers.wire._gemini_events import ErrorBody, status_of
-from earshot.providers.wire._gemini_request import build_body
-from earshot.providers.wire._gemini_stream import GeminiParser
 from earshot.providers.wire.base import Framing, HttpCall, encode_json
+from earshot.providers.wire.gemini._events import ErrorBody, status_of
+from earshot.providers.wire.gemini._request import build_body
+from earshot.providers.wire.gemini._stream import GeminiParser
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _SECRET_HEADERS = frozenset({"x-goog-api-key", "authorization", "x-api-key", "api-key"})

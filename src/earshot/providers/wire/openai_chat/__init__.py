@@ -5,7 +5,7 @@ GitHub Models, Ollama, LM Studio, llama.cpp, vLLM).
 ::
 
     build_call   POST {base_url}/chat/completions, Bearer auth (nothing without a key),
-                 body from _openai_chat_request (its docstring lists every choice)
+                 body from _request (its docstring lists every choice)
     parser       data: chunk* -> Assembler -> StreamEvent*;  data: [DONE] -> Finish
     error_from_response   any error body (``providers.error_body``) -> classify_http
 
@@ -57,7 +57,8 @@ from earshot.providers.errors import (
 from earshot.providers.sse import SSEEvent
 from earshot.providers.target import Target, WireName
 from earshot.providers.types import FinishReason, JSONObject, ModelRequest, StreamEvent
-from earshot.providers.wire._openai_chat_events import (
+from earshot.providers.wire.base import Framing, HttpCall, ParserBase, encode_json
+from earshot.providers.wire.openai_chat._events import (
     Delta,
     ErrorBody,
     ToolCallFragment,
@@ -66,8 +67,7 @@ from earshot.providers.wire._openai_chat_events import (
     details_text,
     merge_details,
 )
-from earshot.providers.wire._openai_chat_request import build_body
-from earshot.providers.wire.base import Framing, HttpCall, ParserBase, encode_json
+from earshot.providers.wire.openai_chat._request import build_body
 
 if TYPE_CHECKING:
     from earshot.providers.wire.base import StreamParser, Wire
