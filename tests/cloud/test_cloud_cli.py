@@ -119,3 +119,35 @@ def test_a_non_cloud_model_loads_no_cloud_code(
     assert "plain" in done.stdout, done.stderr
     loaded = json.loads(done.stderr.strip().splitlines()[-1])
     assert not [m for m in loaded if m.startswith(CLOUD_MODULES)]
+
+
+def test_doctor_checks_each_cloud_the_user_set_up(repo: Path) -> None:
+    env = {
+        **os.environ,
+        "AWS_ACCESS_KEY_ID": "AKIDDOCTOR",
+        "AWS_SECRET_ACCESS_KEY": "doctor/secret/value",
+        "AWS_REGION": "ap-southeast-2",
+        "AZURE_OPENAI_API_KEY": "azure-doctor-key-0123456789",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "earshot", "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    report = json.loads(done.stdout)
+    by_id = {r["id"]: r for r in report["providers"]}
+    bedrock = by_id["amazon-bedrock"]
+    assert bedrock["usable"] is True
+    assert bedrock["placement"] == {"region": "ap-southeast-2"}
+    azure = by_id["azure"]
+    assert azure["usable"] is False
+    assert "AZURE_OPENAI_ENDPOINT" in azure["problem"]
+    assert any("AZURE_OPENAI_ENDPOINT" in p for p in report["problems"])
+    assert done.returncode == 1
+    assert "google-vertex" not in by_id, "a cloud nobody set up is not checked"
+    assert "doctor/secret/value" not in done.stdout + done.stderr
+    assert "azure-doctor-key" not in done.stdout + done.stderr
