@@ -208,10 +208,10 @@ def test_reasoning_signature_and_tool_call_replay_on_bedrock_only(
     assert call.input == {"path": "a.txt"}
     first = fake_aws.requests[-1].json()
     # Claude's reasoning fields are the Anthropic wire's, in additionalModelRequestFields.
-    assert first["additionalModelRequestFields"] == {
-        "thinking": {"type": "adaptive"},
-        "output_config": {"effort": "low"},
-    }
+    fields = first["additionalModelRequestFields"]
+    assert isinstance(fields, dict)
+    assert fields["thinking"] == {"type": "adaptive", "display": "summarized"}
+    assert fields["output_config"] == {"effort": "low"}
     assert first["inferenceConfig"] == {"maxTokens": 32000}
 
     history = [

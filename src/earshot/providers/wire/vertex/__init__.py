@@ -66,9 +66,11 @@ class VertexWire:
             body = inner.json()
             body.pop("model", None)
             body = {"anthropic_version": VERTEX_ANTHROPIC_VERSION, **body}
+            # The version goes in the body on Vertex; beta headers pass as they are.
+            headers = {k: v for k, v in inner.headers.items() if k.lower() != "anthropic-version"}
             return HttpCall(
                 url=model_url(target, model, "streamRawPredict"),
-                headers=dict(target.headers),
+                headers=headers,
                 body=encode_json(body),
             )
         inner = gemini.WIRE.build_call(request, target)
