@@ -55,6 +55,7 @@ from earshot.core.events import (
     ModelCallStarted,
     Notice,
     ReasoningDelta,
+    RetryInfo,
     StopReason,
     TextDelta,
     ToolCallStreaming,
@@ -69,9 +70,10 @@ from earshot.core.tools.base import AnyTool, AskFn, ToolContext
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ToolState
 from earshot.providers import types as pt
+from earshot.providers.http import Timeouts
 from earshot.providers.pricing import cost_usd
 from earshot.providers.retry import RetryPolicy
-from earshot.providers.stream import stream
+from earshot.providers.stream import retry_text, stream
 from earshot.providers.target import Target
 
 _STOP_FOR_FINISH: dict[pt.FinishReason, StopReason] = {
@@ -102,6 +104,7 @@ class Agent:
         reasoning_effort: pt.ReasoningEffort | None = None,
         max_output_tokens: int | None = None,
         retry: RetryPolicy | None = None,
+        timeouts: Timeouts | None = None,
         client: httpx.AsyncClient | None = None,
         files: FileOps | None = None,
         procs: ProcessOps | None = None,
@@ -127,6 +130,7 @@ class Agent:
         self.reasoning_effort = reasoning_effort
         self.max_output_tokens = max_output_tokens
         self.retry = retry
+        self.timeouts = timeouts
         self.client = client
         self.files = files or LocalFileOps()
         self.procs = procs or LocalProcessOps()
@@ -196,6 +200,7 @@ class Agent:
         *,
         usage: pt.Usage | None = None,
         cost_usd: float | None = None,
+        incomplete: bool = False,
     ) -> None:
         entry: str | None = None
         if self.transcript is not None:
@@ -204,6 +209,7 @@ class Agent:
                 usage=usage,
                 cost_usd=cost_usd,
                 model=self.target.ref if message.role == "assistant" else None,
+                incomplete=incomplete,
             )
         self.history.append(message)
         self._entry_ids.append(entry)
@@ -278,6 +284,7 @@ class Agent:
             abort=self._abort,
             client=self.client,
             retry=self.retry,
+            timeouts=self.timeouts,
         )
         if usage is not None:
             self._account(usage)
@@ -370,9 +377,15 @@ class Agent:
             finish: pt.Finish | None = None
             error = None
             async for event in stream(
-                self._request(), self.target, client=self.client, retry=self.retry
+                self._request(),
+                self.target,
+                client=self.client,
+                retry=self.retry,
+                timeouts=self.timeouts,
             ):
-                if isinstance(event, pt.TextDelta):
+                if isinstance(event, pt.Retrying):
+                    yield _retry_notice(event)
+                elif isinstance(event, pt.TextDelta):
                     yield TextDelta(text=event.text)
                 elif isinstance(event, pt.ReasoningDelta):
                     yield ReasoningDelta(text=event.text)
@@ -477,11 +490,12 @@ class Agent:
         )
 
     async def _close_partial(self, partial: pt.Message) -> None:
-        """Keep what a cut-short model call produced, and give each of its tool calls an
+        """Keep what a cut-short model call produced (marked incomplete in the transcript,
+        so a later turn continues from it), and give each of its tool calls an
         "interrupted" result, so the next request is valid for every provider."""
         if not partial.parts:
             return
-        await self._append(partial)
+        await self._append(partial, incomplete=True)
         calls = [p for p in partial.parts if isinstance(p, pt.ToolCallPart)]
         if calls:
             results: list[pt.Part] = [
@@ -494,6 +508,19 @@ class Agent:
                 for call in calls
             ]
             await self._append(pt.Message(role="tool", parts=results))
+
+
+def _retry_notice(event: pt.Retrying) -> Notice:
+    """A provider retry as the notice every front-end shows before the wait."""
+    info = RetryInfo(
+        attempt=event.attempt,
+        max_attempts=event.max_attempts,
+        kind=event.kind,
+        reason=event.reason,
+        delay_s=event.delay,
+        error=event.message,
+    )
+    return Notice(level="warning", message=retry_text(event), retry=info)
 
 
 __all__ = ["Agent"]

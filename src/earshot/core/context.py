@@ -28,6 +28,7 @@ import httpx
 import msgspec
 
 from earshot.providers import types as pt
+from earshot.providers.http import Timeouts
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.stream import stream
 from earshot.providers.target import Target
@@ -249,6 +250,7 @@ async def summarise(
     abort: anyio.Event,
     client: httpx.AsyncClient | None,
     retry: RetryPolicy | None,
+    timeouts: Timeouts | None = None,
 ) -> tuple[str, pt.Usage | None, str]:
     """Ask the model for the summary: ``(summary, usage, error)``; ``summary`` is empty and
     ``error`` says why when the call failed. The messages summarised are shaped and, if
@@ -271,7 +273,7 @@ async def summarise(
         tool_choice="none",
         abort=abort,
     )
-    async for event in stream(request, target, client=client, retry=retry):
+    async for event in stream(request, target, client=client, retry=retry, timeouts=timeouts):
         if isinstance(event, pt.Finish):
             text = pt.text_of(event.message)
             if event.reason == "aborted":

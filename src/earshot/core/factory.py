@@ -30,6 +30,7 @@ from earshot.core.tools.state import ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo
 from earshot.providers import types as pt
 from earshot.providers.auth import config_dir
+from earshot.providers.http import Timeouts, TimeoutSettingError
 
 BUILTIN_TOOLS = (
     "read",
@@ -140,6 +141,10 @@ def create_session(
     ref = ref or default_model_ref(settings)
     catalog = load_catalog(settings)
     target = target_for(ref, settings=settings, catalog=catalog)
+    try:
+        timeouts = Timeouts.resolve(settings.idle_timeout_ms)
+    except TimeoutSettingError as exc:
+        raise SessionSetupError(str(exc)) from exc
     # Everything that can fail has passed: only now is anything opened or written. A fork
     # reads the earlier session without its lock, so another process may still be writing.
     if earlier is not None and fork:
@@ -151,7 +156,7 @@ def create_session(
     resumed = source is not None
     history: list[pt.Message] = session.history() if resumed else []
     entry_ids = _entry_ids(session, history) if resumed else []
-    state = ToolState()
+    state = ToolState(pass_env=frozenset(settings.pass_env))
     if resumed:
         state.todos = list(session.todos())
     tools = [*builtin_tools(), *extra_tools]
@@ -178,6 +183,7 @@ def create_session(
         ask=ask,
         max_turns=max_turns,
         max_budget_usd=max_budget_usd if max_budget_usd is not None else settings.max_budget_usd,
+        timeouts=timeouts,
         history=history,
         entry_ids=entry_ids,
         state=state,

@@ -10,6 +10,8 @@
             invalid_request   400-class answers the request caused         terminal
             server            5xx, 529, in-stream overload                 retryable
             network           connect/read failures, timeouts              retryable
+            stream_incomplete a 200 stream that ended cleanly without its  retryable while nothing
+                              terminal event (the answer was cut off)      was shown; else terminal
             abort             the caller aborted                           terminal
             unknown           anything else                                terminal
 
@@ -73,7 +75,7 @@ class ProviderError(Exception):
 
 
 def _default_retryable(kind: ErrorKind) -> bool:
-    return kind in ("rate_limit", "server", "network")
+    return kind in ("rate_limit", "server", "network", "stream_incomplete")
 
 
 # --- context overflow ----------------------------------------------------------------------

@@ -7,7 +7,7 @@ Shape::
     ModelRequest     model, system, messages, tools, tool_choice, reasoning_effort,
                      max_output_tokens, temperature, abort
     StreamEvent      TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd
-                     | UsageEvent | Finish | ErrorEvent
+                     | UsageEvent | Retrying | Finish | ErrorEvent
     Usage            input, output, cache_read, cache_write, reasoning (flat)
 
 Contracts:
@@ -57,6 +57,7 @@ ErrorKind = Literal[
     "invalid_request",
     "server",
     "network",
+    "stream_incomplete",
     "abort",
     "unknown",
 ]
@@ -68,6 +69,7 @@ ERROR_KINDS: tuple[ErrorKind, ...] = (
     "invalid_request",
     "server",
     "network",
+    "stream_incomplete",
     "abort",
     "unknown",
 )
@@ -236,6 +238,23 @@ class UsageEvent(msgspec.Struct, tag="usage", frozen=True, kw_only=True):
     usage: Usage
 
 
+class Retrying(msgspec.Struct, tag="retrying", frozen=True, kw_only=True):
+    """A failed attempt of this call will be retried after ``delay`` seconds. Announced
+    before the wait, never after content was streamed, and never terminal.
+
+    ``attempt`` is the attempt about to be made (2 for the first retry) of
+    ``max_attempts``; ``reason`` is a few words for a status line ("rate limited",
+    "connection reset"); ``message`` the failure in full."""
+
+    attempt: int
+    max_attempts: int
+    kind: ErrorKind
+    reason: str
+    message: str
+    delay: float
+    status: int | None = None
+
+
 class Finish(msgspec.Struct, tag="finish", frozen=True, kw_only=True):
     reason: FinishReason
     message: Message
@@ -262,6 +281,7 @@ StreamEvent: TypeAlias = (
     | ToolCallDelta
     | ToolCallEnd
     | UsageEvent
+    | Retrying
     | Finish
     | ErrorEvent
 )
@@ -296,6 +316,7 @@ __all__ = [
     "ReasoningDelta",
     "ReasoningEffort",
     "ReasoningPart",
+    "Retrying",
     "Role",
     "StreamEvent",
     "TextDelta",

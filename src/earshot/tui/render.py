@@ -263,6 +263,8 @@ class Feed:
                 self.activity = "waiting for the model"
             case UserMessageInjected(message=message):
                 out.append(user_block(p, message_text(message), note="sent while working"))
+            case Notice(retry=retry, message=text) if retry is not None:
+                self.activity = text  # "retrying in 4 s (rate limited, attempt 2/3)"
             case Notice(level=level, message=text):
                 out.append(notice_block(p, level, text))
             case CompactionStarted(reason=reason, tokens_before=before):

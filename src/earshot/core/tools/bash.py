@@ -268,7 +268,7 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
         raise ToolError("interrupted before the command started", "interrupted")
     try:
         process = await ctx.procs.spawn(
-            [choice.path, "-c", args.command], cwd=ctx.cwd, env=child_env()
+            [choice.path, "-c", args.command], cwd=ctx.cwd, env=child_env(ctx.state.pass_env)
         )
     except OSError as exc:
         raise ToolError(f"could not start {choice.path}: {exc}", "could not start") from exc
