@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import struct
 import sys
 import threading
 import time
@@ -246,6 +247,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(reply.body)
 
     def _send_sse(self, reply: SSEReply) -> None:
+        if reply.stall > 0 and self.server.stopping.wait(reply.stall):
+            self.close_connection = True
+            return
         defaults = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         self._send_headers(reply.status, defaults, reply.headers)
         self.send_header("Transfer-Encoding", "chunked")
@@ -255,7 +259,15 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-        if reply.abrupt:
+        if reply.reset:
+            self.wfile.flush()
+            # Linger 0: close() sends RST instead of FIN, as a dropped proxy hop does.
+            self.connection.setsockopt(
+                socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+            )
+            self.connection.close()
+            self.close_connection = True
+        elif reply.abrupt:
             self.close_connection = True
         else:
             self.wfile.write(b"0\r\n\r\n")

@@ -52,18 +52,38 @@ def host_of(url: str) -> str:
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc``, its causes and contexts, and the members of any exception group among them
+    (anyio reports a failed connect as a group of each address's error)."""
     seen: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in seen:
+    todo: list[BaseException] = [exc]
+    while todo:
+        current = todo.pop(0)
+        if any(current is s for s in seen):
+            continue
         seen.append(current)
-        current = current.__cause__ or current.__context__
+        if isinstance(current, BaseExceptionGroup):
+            todo.extend(current.exceptions)
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                todo.append(linked)
     return seen
 
 
+_SPECIFIC = (
+    ConnectionRefusedError,
+    ConnectionResetError,
+    BrokenPipeError,
+    socket.gaierror,
+)
+
+
 def _os_error(exc: BaseException) -> OSError | None:
-    for cause in _causes(exc):
-        if isinstance(cause, OSError) and not isinstance(cause, TimeoutError):
-            return cause
+    """The most telling ``OSError`` behind ``exc``: a refusal, reset or name failure first."""
+    causes = _causes(exc)
+    for kind in _SPECIFIC:
+        for cause in causes:
+            if isinstance(cause, kind):
+                return cause
     return None
 
 
