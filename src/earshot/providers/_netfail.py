@@ -37,7 +37,9 @@ def size_text(count: int) -> str:
 
 
 def seconds_text(value: float) -> str:
-    """``4 s``, ``0.5 s``, ``300 s``."""
+    """``4 s``, ``2.5 s``, ``300 s``, ``10 ms``."""
+    if value < 1:
+        return f"{value * 1000:.0f} ms"
     if value >= 10 or float(value).is_integer():
         return f"{value:.0f} s"
     return f"{value:.1f} s"
