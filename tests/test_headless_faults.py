@@ -77,9 +77,13 @@ def test_a_cut_answer_fails_the_run_keeps_the_text_marked_and_continue_picks_it_
     again = earshot(fake_provider, repo, "-p", "continue", "-c")
     assert again.returncode == 0, again.stderr
     sent = fake_provider.requests[-1].json()["messages"]
-    assert "The first half of the answer, and" in json.dumps(sent[-2])
-    assert sent[-1]["role"] == "user"
-    assert "continue" in json.dumps(sent[-1])
+    assert isinstance(sent, list)
+    previous, last = sent[-2], sent[-1]
+    assert isinstance(previous, dict) and isinstance(last, dict)
+    assert previous["role"] == "assistant"
+    assert "The first half of the answer, and" in json.dumps(previous)
+    assert last["role"] == "user"
+    assert "continue" in json.dumps(last)
 
 
 def test_a_retry_is_announced_in_stream_json_and_on_stderr_in_text_mode(

@@ -23,9 +23,12 @@ from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mod
 from earshot.core.prompt import git_summary, system_prompt
 from earshot.core.session import Session, SessionStore
 from earshot.core.session.entries import MessageEntry
+from earshot.core.session.store import data_dir
 from earshot.core.settings import Settings, load_settings
 from earshot.core.targets import default_model_ref, load_catalog, target_for
+from earshot.core.tools._reaper import Ledger, kill_leftovers
 from earshot.core.tools.base import AnyTool, AskFn
+from earshot.core.tools.ops import LocalProcessOps
 from earshot.core.tools.state import ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo
 from earshot.providers import types as pt
@@ -101,6 +104,15 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
     return [ids.get(id(message)) for message in history]
 
 
+def _process_ledger(session_id: str, *, kill_left: bool) -> Ledger:
+    """The record of the session's live tool process groups; on resume, first kill what
+    an earshot that was killed left running (see ``tools._reaper``)."""
+    path = data_dir() / "processes" / f"{session_id}.json"
+    if kill_left:
+        kill_leftovers(path)
+    return Ledger(path)
+
+
 def create_session(
     *,
     cwd: Path,
@@ -154,6 +166,7 @@ def create_session(
     else:
         session = store.create(model=ref)
     resumed = source is not None
+    ledger = _process_ledger(session.id, kill_left=resumed)
     history: list[pt.Message] = session.history() if resumed else []
     entry_ids = _entry_ids(session, history) if resumed else []
     state = ToolState(pass_env=frozenset(settings.pass_env))
@@ -184,6 +197,7 @@ def create_session(
         max_turns=max_turns,
         max_budget_usd=max_budget_usd if max_budget_usd is not None else settings.max_budget_usd,
         timeouts=timeouts,
+        procs=LocalProcessOps(ledger),
         history=history,
         entry_ids=entry_ids,
         state=state,
