@@ -36,6 +36,7 @@ import httpx
 
 from earshot.core import verify
 from earshot.core._execute import ToolBatch
+from earshot.core._faults import SQUEEZE_KEEP, retry_notice, squeeze_window, unfit_error
 from earshot.core.approvals import ApproveFn
 from earshot.core.context import (
     ContextPolicy,
@@ -55,7 +56,6 @@ from earshot.core.events import (
     ModelCallStarted,
     Notice,
     ReasoningDelta,
-    RetryInfo,
     StopReason,
     TextDelta,
     ToolCallStreaming,
@@ -73,7 +73,7 @@ from earshot.providers import types as pt
 from earshot.providers.http import Timeouts
 from earshot.providers.pricing import cost_usd
 from earshot.providers.retry import RetryPolicy
-from earshot.providers.stream import retry_text, stream
+from earshot.providers.stream import stream
 from earshot.providers.target import Target
 
 _STOP_FOR_FINISH: dict[pt.FinishReason, StopReason] = {
@@ -259,19 +259,36 @@ class Agent:
         async for event in self._compact("manual", focus):
             yield event
 
+    def _overhead(self) -> int:
+        """Tokens every request carries besides the messages: system prompt and tools."""
+        return self.gauge.measure(estimate([], system=self.system, tools=self._specs()))
+
     async def _compact(
-        self, reason: CompactionReason, focus: str = ""
+        self,
+        reason: CompactionReason,
+        focus: str = "",
+        *,
+        keep_batches: int | None = None,
+        window: int | None = None,
     ) -> AsyncIterator[AgentEvent]:
+        """Summarise and cut (``context.plan_compaction``); ``keep_batches`` and a smaller
+        ``window`` make the cut deeper after the provider refused a request as too long."""
         before = self.context_tokens()
         yield CompactionStarted(reason=reason, tokens_before=before)
-        plan = plan_compaction(self.history, self.policy, self.window())
+        plan = plan_compaction(
+            self.history,
+            self.policy,
+            window or self.window(),
+            keep_batches=keep_batches,
+            overhead=self._overhead(),
+        )
         if plan is None:
             yield CompactionEnded(
                 reason=reason,
                 tokens_before=before,
                 tokens_after=before,
                 ok=False,
-                message="nothing old enough to summarise: only the current turns are here",
+                message="nothing left to summarise: only the current prompt is here",
             )
             return
         summary, usage, failure = await summarise(
@@ -295,7 +312,9 @@ class Agent:
             return
         todos = [t.content for t in self.state.todos if t.status != "completed"]
         pre = preamble(summary, plan, todos)
-        first_kept = self._entry_ids[plan.kept_from]
+        first_kept = (
+            self._entry_ids[plan.kept_from] if plan.kept_from < len(self._entry_ids) else None
+        )
         if self.transcript is not None:
             await self.transcript.append_compaction(
                 pre, first_kept=first_kept, tokens_before=before
@@ -347,7 +366,7 @@ class Agent:
         final_text = ""
         reason: StopReason = "end_turn"
         error: pt.ErrorEvent | None = None
-        overflow_retried = False
+        squeezed = 0  # compactions after overflows since the last call that fitted
         changed = False
         verification: Verification = "not_configured" if not self.verify else "not_needed"
         verify_round = 0
@@ -384,7 +403,7 @@ class Agent:
                 timeouts=self.timeouts,
             ):
                 if isinstance(event, pt.Retrying):
-                    yield _retry_notice(event)
+                    yield retry_notice(event)
                 elif isinstance(event, pt.TextDelta):
                     yield TextDelta(text=event.text)
                 elif isinstance(event, pt.ReasoningDelta):
@@ -397,20 +416,31 @@ class Agent:
                     error = event
             if finish is None:
                 nothing_shown = error is None or error.partial is None or not error.partial.parts
-                if (
-                    error is not None
-                    and error.kind == "context_overflow"
-                    and not overflow_retried
-                    and nothing_shown
-                ):
-                    overflow_retried = True
-                    async for compacting in self._compact("overflow"):
-                        yield compacting
-                    continue
+                if error is not None and error.kind == "context_overflow" and nothing_shown:
+                    fitted = False
+                    if squeezed < len(SQUEEZE_KEEP):
+                        window = squeeze_window(self.window(), self.context_tokens())
+                        deeper = self._compact(
+                            "overflow", keep_batches=SQUEEZE_KEEP[squeezed], window=window
+                        )
+                        async for compacting in deeper:
+                            if isinstance(compacting, CompactionEnded):
+                                fitted = compacting.ok
+                            yield compacting
+                    squeezed += 1
+                    if fitted:
+                        continue
+                    error = unfit_error(
+                        error,
+                        window=self.window(),
+                        overhead=self._overhead(),
+                        tokens=self.context_tokens(),
+                    )
                 reason = "error"
                 if error is not None and error.partial is not None:
                     await self._close_partial(error.partial)
                 break
+            squeezed = 0
             self.gauge.observe(finish.usage)
             call_cost = self._account(finish.usage)
             if finish.reason == "aborted":
@@ -508,19 +538,6 @@ class Agent:
                 for call in calls
             ]
             await self._append(pt.Message(role="tool", parts=results))
-
-
-def _retry_notice(event: pt.Retrying) -> Notice:
-    """A provider retry as the notice every front-end shows before the wait."""
-    info = RetryInfo(
-        attempt=event.attempt,
-        max_attempts=event.max_attempts,
-        kind=event.kind,
-        reason=event.reason,
-        delay_s=event.delay,
-        error=event.message,
-    )
-    return Notice(level="warning", message=retry_text(event), retry=info)
 
 
 __all__ = ["Agent"]
