@@ -4,6 +4,8 @@ Shape::
 
     FakeProvider                   started on construction; close() or ``with`` stops it
       script(*replies)             queue; each request takes the next reply, in order
+      responder                    optional: answers a request itself (a window that refuses
+                                   large requests, a summary call) before the queue is used
       requests                     one RecordedRequest per request received, in order
       _Server                      ThreadingHTTPServer, one daemon thread per connection
         _Handler                   keep-alive; SSEReply as a chunked body, RawReply with
@@ -24,6 +26,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from urllib.parse import parse_qsl, urlsplit
@@ -47,6 +50,9 @@ class FakeProvider:
         self._lock = threading.Lock()
         self._queue: deque[Reply] = deque()
         self.requests: list[RecordedRequest] = []
+        self.responder: Callable[[RecordedRequest], Reply | None] | None = None
+        """Consulted first for every request; a reply it returns is sent instead of the
+        next scripted one (which stays queued)."""
         self.replied_at: list[float] = []
         """``time.perf_counter()`` when each reply was completely sent, in order."""
         self._server = _Server(self, port)
@@ -110,6 +116,11 @@ class FakeProvider:
     def _take(self, request: RecordedRequest) -> Reply | None:
         with self._lock:
             self.requests.append(request)
+            responder = self.responder
+            if responder is not None:
+                answer = responder(request)
+                if answer is not None:
+                    return answer
             return self._queue.popleft() if self._queue else None
 
 
@@ -262,9 +273,7 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.reset:
             self.wfile.flush()
             # Linger 0: close() sends RST instead of FIN, as a dropped proxy hop does.
-            self.connection.setsockopt(
-                socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
-            )
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.close()
             self.close_connection = True
         elif reply.abrupt:
