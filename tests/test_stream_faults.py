@@ -222,7 +222,7 @@ def test_json_that_is_not_the_wires_answer_is_named_as_such(fake_provider: FakeP
     fake_provider.script(RawReply(200, b'{"status": "ok"}'))
     error = error_of(run(fake_provider, "anthropic-messages"))
     assert "application/json" in error.message
-    assert "anthropic-messages response" in error.message
+    assert "JSON answer of the anthropic-messages wire" in error.message
 
 
 # --- silence, resets, refusals ------------------------------------------------------------

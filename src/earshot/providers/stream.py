@@ -120,8 +120,8 @@ def _not_an_answer(provider: str, content_type: str, first: bytes, wire: str) ->
     return ProviderError(
         "server",
         f"{provider}: the provider answered 200 with a body that is neither an event stream "
-        f"nor a {wire} response (content type {content_type or 'not given'}; first bytes: "
-        f"{shown!r})",
+        f"nor a JSON answer of the {wire} wire (content type {content_type or 'not given'}; "
+        f"first bytes: {shown!r})",
         retryable=False,
         status=200,
     )
