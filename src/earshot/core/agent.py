@@ -275,10 +275,11 @@ class Agent:
         ``window`` make the cut deeper after the provider refused a request as too long."""
         before = self.context_tokens()
         yield CompactionStarted(reason=reason, tokens_before=before)
+        window = window or self.window()
         plan = plan_compaction(
             self.history,
             self.policy,
-            window or self.window(),
+            window,
             keep_batches=keep_batches,
             overhead=self._overhead(),
         )
@@ -296,7 +297,7 @@ class Agent:
             target=self.target,
             tools=self._specs(),
             policy=self.policy,
-            window=self.window(),
+            window=window,
             focus=focus,
             abort=self._abort,
             client=self.client,
