@@ -24,6 +24,9 @@ from earshot.providers.types import TextPart
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
 
 MODEL = "anthropic/claude-sonnet-4-6"
+# The watchdog is what is under test: without the OS sandbox (which has its own lifetime
+# rule, and its own PID namespace, so a pid a command prints is not the host's).
+UNCONFINED = ("--permission-mode", "yolo", "--sandbox", "off")
 KEY = "sk-ant-test-key-0123456789"
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="/proc and process groups as Linux has them"
@@ -44,7 +47,7 @@ def _env(fake: FakeProvider) -> dict[str, str]:
 
 def run(fake: FakeProvider, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "earshot", "--model", MODEL, *args],
+        [sys.executable, "-m", "earshot", "--model", MODEL, "--sandbox", "off", *args],
         cwd=cwd,
         env=_env(fake),
         capture_output=True,
@@ -56,7 +59,7 @@ def run(fake: FakeProvider, cwd: Path, *args: str) -> subprocess.CompletedProces
 
 def start(fake: FakeProvider, cwd: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "earshot", "--model", MODEL, "--permission-mode", "yolo", *args],
+        [sys.executable, "-m", "earshot", "--model", MODEL, *UNCONFINED, *args],
         cwd=cwd,
         env=_env(fake),
         stdout=subprocess.PIPE,

@@ -37,7 +37,7 @@ import httpx
 from earshot.core import verify
 from earshot.core._execute import ToolBatch
 from earshot.core._faults import SQUEEZE_KEEP, retry_notice, squeeze_window, unfit_error
-from earshot.core.approvals import ApproveFn
+from earshot.core.approvals import ApproveFn, sandbox_escalation
 from earshot.core.context import (
     ContextPolicy,
     TokenGauge,
@@ -336,6 +336,7 @@ class Agent:
             procs=self.procs,
             abort=self._abort,
             ask=self.ask,
+            escalate=sandbox_escalation(self.approve, self.gate, self._abort),
             vision=vision,
         )
 
