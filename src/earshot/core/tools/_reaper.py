@@ -6,7 +6,7 @@
       .watch(pgid)      a tool's process group to kill if earshot dies
       .forget(pgid)     the group was killed or is empty
     Ledger(path)        a session's record of its live groups, kept on disk
-      .add / .remove    mirror watch/forget
+      .update(add=, remove=)  mirrors watch/forget, one small write
     kill_leftovers(path)  on resume: kill the groups a dead earshot left, when they are
                           provably the ones it started (Linux), then clear the record
 
@@ -37,9 +37,12 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
-from earshot.providers.jsonfile import JSONFileError, load_json_object, write_json_atomic
+import msgspec
+
+from earshot.providers.jsonfile import JSONFileError, load_json_object
 from earshot.providers.types import JSONObject
 
 _SCRIPT = r"""
@@ -188,21 +191,31 @@ class Ledger:
         self._lock = threading.Lock()
 
     def _save(self) -> None:
-        value: JSONObject = {"groups": {str(k): v for k, v in sorted(self._groups.items())}}
-        with contextlib.suppress(OSError):
-            if self._groups:
-                write_json_atomic(self.path, value, mode=0o600)
-            else:
+        """Replace the file (no fsync: the record is a best effort for a crash, and a
+        spawn should not wait for the disk)."""
+        if not self._groups:
+            with contextlib.suppress(OSError):
                 self.path.unlink(missing_ok=True)
+            return
+        value: JSONObject = {"groups": {str(k): v for k, v in sorted(self._groups.items())}}
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(msgspec.json.encode(value))
+            os.replace(tmp, self.path)
 
-    def add(self, pgid: int) -> None:
+    def update(self, *, add: int | None = None, remove: Sequence[int] = ()) -> None:
+        """Record a new group and forget finished ones, in one write."""
         with self._lock:
-            self._groups[pgid] = _start_ticks(pgid) or 0
-            self._save()
-
-    def remove(self, pgids: list[int]) -> None:
-        with self._lock:
-            if any(self._groups.pop(pgid, None) is not None for pgid in list(pgids)):
+            changed = False
+            for pgid in remove:
+                changed = self._groups.pop(pgid, None) is not None or changed
+            if add is not None:
+                self._groups[add] = _start_ticks(add) or 0
+                changed = True
+            if changed:
                 self._save()
 
 

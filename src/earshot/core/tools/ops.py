@@ -135,8 +135,7 @@ class LocalProcessOps:
         gone = REAPER.sweep()
         REAPER.watch(process.pid)
         if self.ledger is not None:
-            self.ledger.remove(gone)
-            self.ledger.add(process.pid)
+            self.ledger.update(add=process.pid, remove=gone)
         return process
 
     def kill_tree(self, process: Process) -> None:
@@ -155,7 +154,7 @@ class LocalProcessOps:
             os.killpg(process.pid, signal.SIGKILL)
         REAPER.forget(process.pid)
         if self.ledger is not None:
-            self.ledger.remove([process.pid])
+            self.ledger.update(remove=[process.pid])
 
 
 __all__ = ["FileOps", "FileStat", "LocalFileOps", "LocalProcessOps", "ProcessOps"]
