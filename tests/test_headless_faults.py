@@ -67,6 +67,8 @@ def test_a_cut_answer_fails_the_run_keeps_the_text_marked_and_continue_picks_it_
     assert (result["success"], result["stop_reason"]) == (False, "error")
     assert result["error"] == {"kind": "stream_incomplete", "message": lines[-2]["message"]}
     assert lines[-2]["type"] == "error"
+    usage = result["usage"]
+    assert isinstance(usage, dict) and usage["input_tokens"] == 12  # the cut call is paid for
     assert "message_stop" in str(lines[-2]["message"])
     kept = [e for e in session_lines(hermetic_env) if e.get("type") == "message"]
     assistant = kept[-1]

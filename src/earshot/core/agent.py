@@ -417,6 +417,8 @@ class Agent:
                 elif isinstance(event, pt.ErrorEvent):
                     error = event
             if finish is None:
+                if error is not None and error.usage is not None:
+                    self._account(error.usage)  # a cut call was still paid for
                 nothing_shown = error is None or error.partial is None or not error.partial.parts
                 if error is not None and error.kind == "context_overflow" and nothing_shown:
                     fitted = False

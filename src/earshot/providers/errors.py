@@ -26,7 +26,7 @@ import re
 import time
 from collections.abc import Mapping
 
-from earshot.providers.types import ErrorEvent, ErrorKind, Message
+from earshot.providers.types import ErrorEvent, ErrorKind, Message, Usage
 
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
@@ -53,7 +53,7 @@ class ProviderError(Exception):
     def __repr__(self) -> str:
         return f"ProviderError({self.kind!r}, {self.message!r}, status={self.status})"
 
-    def to_event(self, partial: Message | None = None) -> ErrorEvent:
+    def to_event(self, partial: Message | None = None, usage: Usage | None = None) -> ErrorEvent:
         return ErrorEvent(
             kind=self.kind,
             message=self.message,
@@ -61,6 +61,7 @@ class ProviderError(Exception):
             status=self.status,
             retry_after=self.retry_after,
             partial=partial,
+            usage=usage,
         )
 
     @classmethod

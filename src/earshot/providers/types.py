@@ -264,7 +264,9 @@ class Finish(msgspec.Struct, tag="finish", frozen=True, kw_only=True):
 
 class ErrorEvent(msgspec.Struct, tag="error", frozen=True, kw_only=True):
     """The terminal event of a failed call. ``partial`` holds what was streamed before the
-    failure (it is never sent back to a provider as-is by the adapters)."""
+    failure (it is never sent back to a provider as-is by the adapters); ``usage`` what the
+    vendor had reported for the call by then (None when it reported nothing), so a cut
+    call is still paid for."""
 
     kind: ErrorKind
     message: str
@@ -272,6 +274,7 @@ class ErrorEvent(msgspec.Struct, tag="error", frozen=True, kw_only=True):
     status: int | None = None
     retry_after: float | None = None
     partial: Message | None = None
+    usage: Usage | None = None
 
 
 StreamEvent: TypeAlias = (

@@ -266,7 +266,8 @@ class Assembler:
             return []
         self._done = True
         partial = self.message(complete_only=True) if self._parts else None
-        event: ErrorEvent = error.to_event(partial)
+        usage = self._usage if self._usage != Usage() else None
+        event: ErrorEvent = error.to_event(partial, usage)
         return [event]
 
     def abort(self) -> list[StreamEvent]:
