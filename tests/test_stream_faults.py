@@ -318,3 +318,13 @@ def replace_delay(event: Retrying, delay: float) -> Retrying:
         delay=delay,
         status=event.status,
     )
+
+
+def test_a_wait_longer_than_earshot_accepts_is_named_not_silently_dropped(
+    fake_provider: FakeProvider,
+) -> None:
+    fake_provider.script(anthropic.error_reply(429, "Slow down", headers={"retry-after": "3600"}))
+    error = error_of(run(fake_provider, "anthropic-messages"))
+    assert error.kind == "rate_limit"
+    assert "asked to wait 3600 s" in error.message
+    assert len(fake_provider.requests) == 1

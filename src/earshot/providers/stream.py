@@ -160,6 +160,12 @@ class _Attempt:
         self.stopped = True
         delay = self.policy.delay(self.attempt, error)
         if delay is None:
+            wait = error.retry_after
+            if error.retryable and wait is not None and wait > self.policy.max_retry_after:
+                error.message += (
+                    f" (the provider asked to wait {seconds_text(wait)}; earshot waits at most "
+                    f"{seconds_text(self.policy.max_retry_after)} before retrying, so it stopped)"
+                )
             return [error.to_event()]
         self.failure = (error, reason, delay)
         return []
