@@ -153,3 +153,15 @@ def test_the_idle_timeout_setting_is_used(
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Here.\n"
     assert "timed out" in done.stderr
+
+
+def test_a_cut_answer_in_text_mode_says_how_to_continue(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    cut = anthropic.text_turn("Half of it", chunks=2)
+    fake_provider.script(replace(cut, frames=cut.frames[:-3]))
+    done = earshot(fake_provider, repo, "-p", "explain")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert "stream_incomplete" in done.stderr
+    assert 'earshot -p "continue" -c' in done.stderr

@@ -217,7 +217,10 @@ def _failure_line(ended: TurnEnded) -> str:
             return ""
         case "error":
             detail = _error_detail(ended) or {}
-            return f"the model call failed ({detail.get('kind')}): {detail.get('message')}"
+            line = f"the model call failed ({detail.get('kind')}): {detail.get('message')}"
+            if ended.error_kind == "stream_incomplete":
+                line += '; the partial answer is kept: earshot -p "continue" -c picks up from it'
+            return line
         case "max_turns":
             return f"stopped after {ended.model_calls} model calls: the --max-turns limit"
         case "budget":

@@ -322,7 +322,10 @@ def turn_end_line(ended: TurnEnded) -> str:
         case "aborted":
             return "interrupted"
         case "error":
-            return f"the model call failed: {ended.error or ended.error_kind or 'unknown error'}"
+            line = f"the model call failed: {ended.error or ended.error_kind or 'unknown error'}"
+            if ended.error_kind == "stream_incomplete":
+                line += ' (the partial answer is kept: send "continue" to pick up from it)'
+            return line
         case "max_turns":
             return "stopped: the limit on model calls was reached"
         case "budget":
