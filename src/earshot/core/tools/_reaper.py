@@ -86,7 +86,7 @@ class Reaper:
             self._pid = os.posix_spawn(
                 "/bin/sh",
                 ["/bin/sh", "-c", _SCRIPT],
-                os.environ,
+                {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},  # no secrets in its env
                 file_actions=actions,
                 setpgroup=0,
             )
