@@ -39,7 +39,7 @@ pytestmark = pytest.mark.anyio
 PROMPT = "Run the thirty-two survey commands one after another and report when all are done."
 CALLS = 32
 WINDOW = 24_000  # tokens the catalog claims
-LIMIT = 72_000  # request bytes the provider really accepts (about 18k tokens)
+LIMIT = 56_000  # request bytes the provider really accepts (about 14k tokens)
 SUMMARY = "## Goal and instructions\n- run the survey commands\n## Current step\n- keep going"
 
 
@@ -140,7 +140,7 @@ async def test_a_hundred_kilobyte_turn_of_tool_calls_fits_the_window(
     assert isinstance(end, TurnEnded)
     assert (end.reason, end.text) == ("end_turn", "All thirty-two commands ran."), end.error
     refused = [i for i, (no, _, _) in enumerate(window.verdicts) if no]
-    assert refused, "the window was never exceeded: the test proves nothing"
+    assert len(refused) >= 5, "the window was rarely exceeded: the test proves little"
     for index in refused:
         assert not window.verdicts[index + 1][0], "a request right after an overflow was refused"
     for _, _, request in window.verdicts:
