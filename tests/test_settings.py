@@ -95,7 +95,7 @@ def test_idle_timeout_and_pass_env_are_read_and_checked(tmp_path: Path, hermetic
     settings = load_settings(tmp_path)
     assert (settings.idle_timeout_ms, settings.pass_env) == (120_000, ["GITHUB_TOKEN"])
     _write(tmp_path / ".earshot/settings.local.json", '{"idleTimeoutMs": "2m"}')
-    with pytest.raises(SettingsError, match="idleTimeoutMs.*milliseconds"):
+    with pytest.raises(SettingsError, match=r"idleTimeoutMs.*milliseconds"):
         load_settings(tmp_path)
 
 
