@@ -86,6 +86,7 @@ async def _race(fn: Callable[[], Awaitable[T]], abort: anyio.Event | None) -> _O
 
 _PROXY_VARS = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 _FIRST_BYTES = 160
+_BOM = b"\xef\xbb\xbf"
 
 
 def _needs_tls(url: str) -> bool:
@@ -280,7 +281,7 @@ class _Attempt:
                 first += chunk[: _FIRST_BYTES - len(first)]
             if not mode:
                 held += chunk
-                start = bytes(held.lstrip()[:1])
+                start = bytes(held.lstrip().removeprefix(_BOM).lstrip()[:1])
                 if not start:
                     continue
                 mode = "json" if start in (b"{", b"[") else "sse"
@@ -300,7 +301,7 @@ class _Attempt:
         content_type = response.headers.get("content-type", "")
         replayed: list[SSEEvent] | None = []
         if mode == "json":
-            replayed = parser.whole(bytes(held))
+            replayed = parser.whole(bytes(held).lstrip().removeprefix(_BOM))
         elif mode == "sse":
             replayed = decoder.close()
             dispatched = dispatched or bool(replayed)
