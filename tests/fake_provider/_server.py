@@ -35,6 +35,8 @@ from tests.fake_provider._replies import RawReply, Reply, SSEReply
 from tests.fake_provider._request import RecordedRequest
 from tests.fake_provider.invariants import assert_tool_results_paired, detect_wire
 
+Responder = Callable[[RecordedRequest], Reply]
+
 NO_REPLY_MESSAGE = "fake provider: no scripted reply"
 _JOIN_TIMEOUT = 5.0
 
@@ -48,7 +50,7 @@ class FakeProvider:
 
     def __init__(self, *, port: int = 0) -> None:
         self._lock = threading.Lock()
-        self._queue: deque[Reply] = deque()
+        self._queue: deque[Reply | Responder] = deque()
         self.requests: list[RecordedRequest] = []
         self.responder: Callable[[RecordedRequest], Reply | None] | None = None
         """Consulted first for every request; a reply it returns is sent instead of the
@@ -66,8 +68,9 @@ class FakeProvider:
         self._thread.start()
         self._closed = False
 
-    def script(self, *replies: Reply) -> None:
-        """Queue replies after any still waiting."""
+    def script(self, *replies: Reply | Responder) -> None:
+        """Queue replies after any still waiting. A ``Responder`` builds its reply from the
+        request it answers (a reply that depends on what was asked, such as its effort)."""
         with self._lock:
             self._queue.extend(replies)
 
@@ -117,11 +120,13 @@ class FakeProvider:
         with self._lock:
             self.requests.append(request)
             responder = self.responder
-            if responder is not None:
-                answer = responder(request)
-                if answer is not None:
-                    return answer
-            return self._queue.popleft() if self._queue else None
+            answer = responder(request) if responder is not None else None
+            if answer is not None:
+                return answer
+            scripted = self._queue.popleft() if self._queue else None
+        if callable(scripted):
+            return scripted(request)
+        return scripted
 
 
 class _Server(ThreadingHTTPServer):
