@@ -36,6 +36,7 @@ import httpx
 
 from earshot.core import verify
 from earshot.core._execute import ToolBatch
+from earshot.core._faults import SQUEEZE_KEEP, retry_notice, squeeze_window, unfit_error
 from earshot.core.approvals import ApproveFn, sandbox_escalation
 from earshot.core.context import (
     ContextPolicy,
@@ -70,6 +71,7 @@ from earshot.core.tools.base import AnyTool, AskFn, ToolContext
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ToolState
 from earshot.providers import types as pt
+from earshot.providers.http import Timeouts
 from earshot.providers.pricing import cost_usd
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.stream import stream
@@ -104,6 +106,7 @@ class Agent:
         effort: SessionEffort | None = None,
         max_output_tokens: int | None = None,
         retry: RetryPolicy | None = None,
+        timeouts: Timeouts | None = None,
         client: httpx.AsyncClient | None = None,
         files: FileOps | None = None,
         procs: ProcessOps | None = None,
@@ -130,6 +133,7 @@ class Agent:
         self.effort = effort  # when set, its choice overrides ``reasoning_effort``
         self.max_output_tokens = max_output_tokens
         self.retry = retry
+        self.timeouts = timeouts
         self.client = client
         self.files = files or LocalFileOps()
         self.procs = procs or LocalProcessOps()
@@ -201,6 +205,7 @@ class Agent:
         *,
         usage: pt.Usage | None = None,
         cost_usd: float | None = None,
+        incomplete: bool = False,
     ) -> None:
         entry: str | None = None
         if self.effort is not None:
@@ -211,6 +216,7 @@ class Agent:
                 usage=usage,
                 cost_usd=cost_usd,
                 model=self.target.ref if message.role == "assistant" else None,
+                incomplete=incomplete,
             )
         self.history.append(message)
         self._entry_ids.append(entry)
@@ -260,19 +266,37 @@ class Agent:
         async for event in self._compact("manual", focus):
             yield event
 
+    def _overhead(self) -> int:
+        """Tokens every request carries besides the messages: system prompt and tools."""
+        return self.gauge.measure(estimate([], system=self.system, tools=self._specs()))
+
     async def _compact(
-        self, reason: CompactionReason, focus: str = ""
+        self,
+        reason: CompactionReason,
+        focus: str = "",
+        *,
+        keep_batches: int | None = None,
+        window: int | None = None,
     ) -> AsyncIterator[AgentEvent]:
+        """Summarise and cut (``context.plan_compaction``); ``keep_batches`` and a smaller
+        ``window`` make the cut deeper after the provider refused a request as too long."""
         before = self.context_tokens()
         yield CompactionStarted(reason=reason, tokens_before=before)
-        plan = plan_compaction(self.history, self.policy, self.window())
+        window = window or self.window()
+        plan = plan_compaction(
+            self.history,
+            self.policy,
+            window,
+            keep_batches=keep_batches,
+            overhead=self._overhead(),
+        )
         if plan is None:
             yield CompactionEnded(
                 reason=reason,
                 tokens_before=before,
                 tokens_after=before,
                 ok=False,
-                message="nothing old enough to summarise: only the current turns are here",
+                message="nothing left to summarise: only the current prompt is here",
             )
             return
         summary, usage, failure = await summarise(
@@ -280,11 +304,12 @@ class Agent:
             target=self.target,
             tools=self._specs(),
             policy=self.policy,
-            window=self.window(),
+            window=window,
             focus=focus,
             abort=self._abort,
             client=self.client,
             retry=self.retry,
+            timeouts=self.timeouts,
         )
         if usage is not None:
             self._account(usage)
@@ -295,7 +320,9 @@ class Agent:
             return
         todos = [t.content for t in self.state.todos if t.status != "completed"]
         pre = preamble(summary, plan, todos)
-        first_kept = self._entry_ids[plan.kept_from]
+        first_kept = (
+            self._entry_ids[plan.kept_from] if plan.kept_from < len(self._entry_ids) else None
+        )
         if self.transcript is not None:
             await self.transcript.append_compaction(
                 pre, first_kept=first_kept, tokens_before=before
@@ -349,7 +376,7 @@ class Agent:
         final_text = ""
         reason: StopReason = "end_turn"
         error: pt.ErrorEvent | None = None
-        overflow_retried = False
+        squeezed = 0  # compactions after overflows since the last call that fitted
         changed = False
         verification: Verification = "not_configured" if not self.verify else "not_needed"
         verify_round = 0
@@ -379,9 +406,15 @@ class Agent:
             finish: pt.Finish | None = None
             error = None
             async for event in stream(
-                self._request(), self.target, client=self.client, retry=self.retry
+                self._request(),
+                self.target,
+                client=self.client,
+                retry=self.retry,
+                timeouts=self.timeouts,
             ):
-                if isinstance(event, pt.TextDelta):
+                if isinstance(event, pt.Retrying):
+                    yield retry_notice(event)
+                elif isinstance(event, pt.TextDelta):
                     yield TextDelta(text=event.text)
                 elif isinstance(event, pt.ReasoningDelta):
                     yield ReasoningDelta(text=event.text)
@@ -392,21 +425,34 @@ class Agent:
                 elif isinstance(event, pt.ErrorEvent):
                     error = event
             if finish is None:
+                if error is not None and error.usage is not None:
+                    self._account(error.usage)  # a cut call was still paid for
                 nothing_shown = error is None or error.partial is None or not error.partial.parts
-                if (
-                    error is not None
-                    and error.kind == "context_overflow"
-                    and not overflow_retried
-                    and nothing_shown
-                ):
-                    overflow_retried = True
-                    async for compacting in self._compact("overflow"):
-                        yield compacting
-                    continue
+                if error is not None and error.kind == "context_overflow" and nothing_shown:
+                    fitted = False
+                    if squeezed < len(SQUEEZE_KEEP):
+                        window = squeeze_window(self.window(), self.context_tokens())
+                        deeper = self._compact(
+                            "overflow", keep_batches=SQUEEZE_KEEP[squeezed], window=window
+                        )
+                        async for compacting in deeper:
+                            if isinstance(compacting, CompactionEnded):
+                                fitted = compacting.ok
+                            yield compacting
+                    squeezed += 1
+                    if fitted:
+                        continue
+                    error = unfit_error(
+                        error,
+                        window=self.window(),
+                        overhead=self._overhead(),
+                        tokens=self.context_tokens(),
+                    )
                 reason = "error"
                 if error is not None and error.partial is not None:
                     await self._close_partial(error.partial)
                 break
+            squeezed = 0
             self.gauge.observe(finish.usage)
             call_cost = self._account(finish.usage)
             if finish.reason == "aborted":
@@ -486,11 +532,12 @@ class Agent:
         )
 
     async def _close_partial(self, partial: pt.Message) -> None:
-        """Keep what a cut-short model call produced, and give each of its tool calls an
+        """Keep what a cut-short model call produced (marked incomplete in the transcript,
+        so a later turn continues from it), and give each of its tool calls an
         "interrupted" result, so the next request is valid for every provider."""
         if not partial.parts:
             return
-        await self._append(partial)
+        await self._append(partial, incomplete=True)
         calls = [p for p in partial.parts if isinstance(p, pt.ToolCallPart)]
         if calls:
             results: list[pt.Part] = [

@@ -26,14 +26,18 @@ from earshot.core.sandbox import load_sandbox_config, open_sandbox
 from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionStore
 from earshot.core.session.entries import MessageEntry
+from earshot.core.session.store import data_dir
 from earshot.core.settings import Settings, load_settings, project_root
 from earshot.core.targets import default_model_ref, load_catalog, target_for
+from earshot.core.tools._reaper import Ledger, kill_leftovers
 from earshot.core.tools.base import AnyTool, AskFn
+from earshot.core.tools.ops import LocalProcessOps
 from earshot.core.tools.state import ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo
 from earshot.providers import types as pt
 from earshot.providers.auth import config_dir
 from earshot.providers.effort import EffortLevel, parse_effort
+from earshot.providers.http import Timeouts, TimeoutSettingError
 from earshot.providers.retry import RetryPolicy
 
 BUILTIN_TOOLS = (
@@ -105,6 +109,15 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
     return [ids.get(id(message)) for message in history]
 
 
+def _process_ledger(session_id: str, *, kill_left: bool) -> Ledger:
+    """The record of the session's live tool process groups; on resume, first kill what
+    an earshot that was killed left running (see ``tools._reaper``)."""
+    path = data_dir() / "processes" / f"{session_id}.json"
+    if kill_left:
+        kill_leftovers(path)
+    return Ledger(path)
+
+
 def _recorded_level(recorded: str | None) -> EffortLevel | None:
     """A resumed session's last effort (None when none was recorded, or it is not a level
     this build knows)."""
@@ -160,6 +173,10 @@ def create_session(
     ref = ref or default_model_ref(settings)
     catalog = load_catalog(settings)
     target = target_for(ref, settings=settings, catalog=catalog)
+    try:
+        timeouts = Timeouts.resolve(settings.idle_timeout_ms)
+    except TimeoutSettingError as exc:
+        raise SessionSetupError(str(exc)) from exc
     # Everything that can fail has passed: only now is anything opened or written. A fork
     # reads the earlier session without its lock, so another process may still be writing.
     if earlier is not None and fork:
@@ -169,6 +186,7 @@ def create_session(
     else:
         session = store.create(model=ref)
     resumed = source is not None
+    ledger = _process_ledger(session.id, kill_left=resumed)
     recorded = session.tree.effort() if resumed else None
     policy = EffortPolicy(
         chosen=effort or _recorded_level(recorded),
@@ -178,7 +196,7 @@ def create_session(
     session_effort = SessionEffort(policy, target, recorded=recorded)
     history: list[pt.Message] = session.history() if resumed else []
     entry_ids = _entry_ids(session, history) if resumed else []
-    state = ToolState()
+    state = ToolState(pass_env=frozenset(settings.pass_env))
     state.sandbox = confined = open_sandbox(
         cwd,
         sandbox_config,
@@ -213,6 +231,8 @@ def create_session(
         ask=ask,
         max_turns=max_turns,
         max_budget_usd=max_budget_usd if max_budget_usd is not None else settings.max_budget_usd,
+        timeouts=timeouts,
+        procs=LocalProcessOps(ledger),
         effort=session_effort,
         history=history,
         entry_ids=entry_ids,

@@ -72,6 +72,7 @@ class Transcript(Protocol):
         usage: pt.Usage | None = None,
         cost_usd: float | None = None,
         model: str | None = None,
+        incomplete: bool = False,
     ) -> str: ...
 
     async def append_model_switch(self, model: str) -> str: ...

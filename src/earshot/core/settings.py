@@ -55,6 +55,8 @@ class Settings:
     verify: list[str] = field(default_factory=list)
     verify_rounds: int = 3
     max_budget_usd: float | None = None
+    idle_timeout_ms: int | None = None
+    pass_env: list[str] = field(default_factory=list)
     max_retries: int | None = None
     """Retries of a failed model call (``maxRetries``, then ``EARSHOT_MAX_RETRIES``); None
     means the retry policy's default."""
@@ -156,6 +158,32 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
         if not isinstance(budget, int | float) or isinstance(budget, bool) or budget <= 0:
             raise _fail(path, '"maxBudgetUsd"', "must be a number of US dollars above 0")
         settings.max_budget_usd = float(budget)
+    if "idleTimeoutMs" in data:
+        idle = data["idleTimeoutMs"]
+        if not isinstance(idle, int) or isinstance(idle, bool) or idle <= 0:
+            raise _fail(
+                path,
+                '"idleTimeoutMs"',
+                "must be a whole number of milliseconds above 0, e.g. 120000 for two minutes",
+            )
+        settings.idle_timeout_ms = idle
+    if "passEnv" in data:
+        if source.scope == "project":
+            raise _fail(
+                path,
+                '"passEnv"',
+                "is read only from your own settings (the user settings or "
+                ".earshot/settings.local.json), never from a checked-in project file, so a "
+                "repository cannot hand your credentials to commands",
+            )
+        names = data["passEnv"]
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            raise _fail(
+                path,
+                '"passEnv"',
+                'must be a list of environment variable names, e.g. ["GITHUB_TOKEN"]',
+            )
+        settings.pass_env = [*settings.pass_env, *(n for n in names if isinstance(n, str))]
     if "maxRetries" in data:
         retries = data["maxRetries"]
         settings.max_retries = _retries(retries, lambda m: _fail(path, '"maxRetries"', m))

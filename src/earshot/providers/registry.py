@@ -299,6 +299,27 @@ def base_url_for(
     return spec.base_url.rstrip("/")
 
 
+_SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS")
+
+
+def credential_vars() -> frozenset[str]:
+    """Every environment variable that holds a credential earshot itself may use: each key
+    variable of every provider in the registry, and each cloud's credential variables
+    (``credential_env``). Commands earshot runs do not get them."""
+    return frozenset(
+        var.upper() for spec in PROVIDERS for var in (*spec.env, *spec.credential_env)
+    )
+
+
+def is_credential_var(name: str) -> bool:
+    """A registry key variable, or an ``EARSHOT_*`` variable named like a secret
+    (``_KEY``, ``_TOKEN``, ``_SECRET``, ``_PASSWORD``, ``_CREDENTIALS``)."""
+    upper = name.upper()
+    if upper in credential_vars():
+        return True
+    return upper.startswith("EARSHOT_") and upper.endswith(_SECRET_SUFFIXES)
+
+
 def key_from_env(spec: ProviderSpec, env: Mapping[str, str]) -> tuple[str, str] | None:
     """The first set key env var of a provider: ``(var, value)``."""
     for var in spec.env:
@@ -392,7 +413,9 @@ __all__ = [
     "ProviderSpec",
     "UnknownProviderError",
     "base_url_for",
+    "credential_vars",
     "get_provider",
+    "is_credential_var",
     "key_from_env",
     "key_variables",
     "missing_key_error",

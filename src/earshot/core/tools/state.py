@@ -68,9 +68,13 @@ def digest(data: bytes) -> str:
 
 @dataclass
 class ToolState:
+    """``pass_env`` names credential variables the user lets commands see anyway (the
+    ``passEnv`` setting); every other credential earshot uses is kept from them."""
+
     read_files: dict[Path, ReadRecord] = field(default_factory=dict)
     todos: list[Todo] = field(default_factory=list)
     shells: dict[str, BackgroundShell] = field(default_factory=dict)
+    pass_env: frozenset[str] = frozenset()
     sandbox: ShellSandbox | None = None
 
     def record_read(self, path: Path, data: bytes, files: FileOps) -> None:

@@ -11,7 +11,10 @@ can be pinned by a test without a server.
 
 A ``StreamParser`` holds one call's state. ``feed`` returns the events an SSE event
 completes; ``close`` is called at end of stream and returns the terminal event if none was
-produced yet. After a terminal event (``Finish`` or ``ErrorEvent``) both return ``[]``.
+produced yet (a stream that never sent its terminal event ends as ``stream_incomplete``).
+After a terminal event (``Finish`` or ``ErrorEvent``) both return ``[]``. ``whole`` turns a
+non-streaming JSON response (a gateway that ignored ``stream: true``) into the SSE events the
+same answer would have streamed as, so it goes through ``feed`` like any stream.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import msgspec
 from earshot.providers.errors import ProviderError
 from earshot.providers.sse import SSEEvent
 from earshot.providers.target import Target, WireName
-from earshot.providers.types import JSONObject, ModelRequest, StreamEvent
+from earshot.providers.types import JSONObject, JSONValue, ModelRequest, StreamEvent
 from earshot.providers.wire.assemble import Assembler
 
 Framing = Literal["sse", "aws-event-stream"]
@@ -65,6 +68,11 @@ class StreamParser(Protocol):
 
     def close(self) -> list[StreamEvent]: ...
 
+    def whole(self, body: bytes) -> list[SSEEvent] | None:
+        """The stream events a whole (non-streaming) response body stands for, or None when
+        the body is not this wire's response."""
+        ...
+
     def abort(self) -> list[StreamEvent]:
         """The caller aborted: the terminal ``Finish(reason="aborted")`` with what was
         complete so far."""
@@ -81,6 +89,9 @@ class ParserBase:
     A ``data`` payload that is not valid JSON ends the stream with a retryable ``server``
     error (retried only if nothing was emitted yet); it is never skipped silently.
     """
+
+    terminal = "its terminal event"
+    """What ends this vendor's stream, for the ``stream_incomplete`` message."""
 
     def __init__(self, provider: str) -> None:
         self.asm = Assembler(provider)
@@ -101,10 +112,27 @@ class ParserBase:
         raise NotImplementedError
 
     def close(self) -> list[StreamEvent]:
-        return self.asm.eof()
+        return self.asm.eof(self.terminal)
 
     def abort(self) -> list[StreamEvent]:
         return self.asm.abort()
+
+    def whole(self, body: bytes) -> list[SSEEvent] | None:
+        try:
+            value: JSONValue = msgspec.json.decode(body)
+        except msgspec.DecodeError:
+            return None
+        payloads = self.whole_payloads(value)
+        if payloads is None:
+            return None
+        return [
+            SSEEvent("message", p if isinstance(p, str) else msgspec.json.encode(p).decode())
+            for p in payloads
+        ]
+
+    def whole_payloads(self, body: JSONValue) -> list[JSONValue] | None:
+        """The stream's ``data`` payloads for a decoded non-streaming body (per wire)."""
+        return None
 
     def fail(self, error: ProviderError) -> list[StreamEvent]:
         return self.asm.fail(error)

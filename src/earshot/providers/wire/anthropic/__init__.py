@@ -28,8 +28,10 @@ Stream contract (what ``AnthropicParser`` guarantees on top of the ``Assembler``
 - ``message_stop`` is the terminal event: ``Finish`` with the ``message_delta`` stop reason
   mapped (end_turn/stop_sequence/pause_turn -> stop, max_tokens and
   model_context_window_exceeded -> length, tool_use -> tool_calls, refusal -> refusal) and
-  the raw reason as ``vendor_reason``. A stream that ends without it finishes through
-  ``close`` with ``vendor_reason="stream_closed_early"``.
+  the raw reason as ``vendor_reason``. A stream that ends without it is cut off: ``close``
+  ends it with a ``stream_incomplete`` error.
+- A non-streaming ``message`` body (a gateway that ignored ``stream: true``) is replayed as
+  the events it would have streamed (``whole_payloads``).
 - An in-stream ``error`` event is the terminal ``ErrorEvent``: overloaded_error and api_error
   are retryable ``server`` errors, rate_limit_error a retryable ``rate_limit``, the others as
   their HTTP twins would be.
@@ -155,6 +157,8 @@ def stream_error(provider: str, error: ErrorBody) -> ProviderError:
 class AnthropicParser(ParserBase):
     """One streamed Messages call. See the module docstring for the contract."""
 
+    terminal = "message_stop"
+
     def __init__(self, provider: str) -> None:
         super().__init__(provider)
         self._kinds: dict[int, str] = {}
@@ -203,6 +207,28 @@ class AnthropicParser(ParserBase):
 
     def close(self) -> list[StreamEvent]:
         return self._flush_usage() + super().close()
+
+    def whole_payloads(self, body: JSONValue) -> list[JSONValue] | None:
+        """A non-streaming Messages response as the events it would have streamed: each
+        content block starts whole and stops, then the stop reason and ``message_stop``."""
+        if not isinstance(body, dict):
+            return None
+        if body.get("type") == "error":
+            return [body]
+        content = body.get("content")
+        if body.get("type") != "message" or not isinstance(content, list):
+            return None
+        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        events: list[JSONValue] = [
+            {"type": "message_start", "message": {"id": body.get("id") or "", "usage": usage}}
+        ]
+        for index, block in enumerate(content):
+            events.append({"type": "content_block_start", "index": index, "content_block": block})
+            events.append({"type": "content_block_stop", "index": index})
+        stop: JSONValue = {"stop_reason": body.get("stop_reason")}
+        events.append({"type": "message_delta", "delta": stop, "usage": usage})
+        events.append({"type": "message_stop"})
+        return events
 
     def abort(self) -> list[StreamEvent]:
         return self._flush_usage() + super().abort()

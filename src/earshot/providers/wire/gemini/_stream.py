@@ -17,7 +17,9 @@ Each ``data:`` payload is a whole GenerateContentResponse (``_events.Chunk``):
 - ``finishReason`` (and ``promptFeedback.blockReason`` with no candidates) is remembered.
   Gemini has no other terminal event, so the stream finishes when the connection ends
   cleanly after it; a transport failure after it also finishes (the answer was complete).
-  Without one, the base ``eof`` finishes with ``stream_closed_early``;
+  Without one the answer was cut off: the base ``eof`` ends it as ``stream_incomplete``;
+- a non-streaming body (one response object, or the JSON array ``streamGenerateContent``
+  sends without ``alt=sse``) is replayed chunk by chunk (``whole_payloads``);
 - an ``error`` payload ends the stream with the classified ``ErrorEvent``.
 """
 
@@ -127,6 +129,8 @@ class _StreamedCall:
 
 
 class GeminiParser(ParserBase):
+    terminal = "a candidate with a finishReason"
+
     def __init__(self, provider: str, errors: ErrorMapper) -> None:
         super().__init__(provider)
         self._errors = errors
@@ -250,10 +254,21 @@ class GeminiParser(ParserBase):
     def close(self) -> list[StreamEvent]:
         if self._finish is None:
             out = self._close_open_call(complete=False)
-            return out + self.asm.eof()
+            return out + self.asm.eof(self.terminal)
         out = self._close_open_call()
         reason, vendor = self._finish
         return out + self.asm.finish(reason, vendor)
+
+    def whole_payloads(self, body: JSONValue) -> list[JSONValue] | None:
+        """A non-streaming answer: one GenerateContentResponse, or the JSON array of them
+        that ``streamGenerateContent`` sends without ``alt=sse``; each is one chunk."""
+        items = body if isinstance(body, list) else [body]
+        if not items or not all(isinstance(item, dict) for item in items):
+            return None
+        known = ("candidates", "promptFeedback", "usageMetadata", "error")
+        if not any(key in item for item in items if isinstance(item, dict) for key in known):
+            return None
+        return list(items)
 
     def fail(self, error: ProviderError) -> list[StreamEvent]:
         if self._finish is not None:

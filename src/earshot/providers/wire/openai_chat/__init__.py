@@ -26,7 +26,9 @@ Stream contracts, beyond the ones every adapter keeps (``wire.base``, ``wire.ass
   A fragment's ``extra_content`` (Gemini's thought signature) is kept as call metadata.
 - ``finish_reason`` is remembered, not acted on: the ``include_usage`` chunk (``choices:
   []``) comes after it, so ``Finish`` is emitted at ``[DONE]``, or at end of stream when a
-  finish reason was seen (a stream that ends without either is "stream_closed_early").
+  finish reason was seen (a stream that ends without either was cut off: a
+  ``stream_incomplete`` error). A non-streaming ``chat.completion`` body is replayed as one
+  chunk holding the whole message (``whole_payloads``).
   stop -> stop, length/model_length -> length, tool_calls/function_call -> tool_calls,
   content_filter/sensitive -> refusal; unknown reasons -> stop; a tool_calls reason with no
   call in the message -> stop. ``delta.refusal`` text is shown as text and turns a ``stop``
@@ -56,7 +58,7 @@ from earshot.providers.errors import (
 )
 from earshot.providers.sse import SSEEvent
 from earshot.providers.target import Target, WireName
-from earshot.providers.types import FinishReason, JSONObject, ModelRequest, StreamEvent
+from earshot.providers.types import FinishReason, JSONObject, JSONValue, ModelRequest, StreamEvent
 from earshot.providers.wire.base import Framing, HttpCall, ParserBase, encode_json
 from earshot.providers.wire.openai_chat._events import (
     Delta,
@@ -174,6 +176,8 @@ class _Call:
 class ChatParser(ParserBase):
     """One call's stream state. See the module docstring for the contracts."""
 
+    terminal = "a chunk with a finish_reason"
+
     def __init__(self, target: Target) -> None:
         super().__init__(target.provider)
         self._provider = target.provider
@@ -216,7 +220,34 @@ class ChatParser(ParserBase):
     def close(self) -> list[StreamEvent]:
         if self._finish_reason is not None:
             return self._finish()
-        return self.asm.eof()
+        return self.asm.eof(self.terminal)
+
+    def whole_payloads(self, body: JSONValue) -> list[JSONValue] | None:
+        """A non-streaming ``chat.completion`` as one chunk whose delta is the whole message
+        (tool calls keyed by position), then ``[DONE]``; an ``error`` body as an error chunk."""
+        if not isinstance(body, dict):
+            return None
+        if "error" in body and "choices" not in body:
+            return [body]
+        choices = body.get("choices")
+        if not isinstance(choices, list):
+            return None
+        chunk_choices: list[JSONValue] = []
+        for choice in choices:
+            if not isinstance(choice, dict):
+                continue
+            message = choice.get("message")
+            chunk_choices.append(
+                {
+                    "index": choice.get("index", 0),
+                    "delta": message if isinstance(message, dict) else {},
+                    "finish_reason": choice.get("finish_reason"),
+                }
+            )
+        chunk: JSONObject = {"choices": chunk_choices}
+        if isinstance(body.get("usage"), dict):
+            chunk["usage"] = body["usage"]
+        return [chunk, "[DONE]"]
 
     # --- deltas ------------------------------------------------------------------------------
 

@@ -24,7 +24,8 @@ Stream mapping (every event goes through the ``Assembler``)::
 
 Tool calls and reasoning are taken from ``output_item.done`` (the full item, with
 ``encrypted_content`` and ``call_id``), not from deltas. A stream that ends without a
-terminal event finishes with ``vendor_reason="stream_closed_early"`` (``Assembler.eof``).
+terminal event was cut off: a ``stream_incomplete`` error (``Assembler.eof``). A
+non-streaming ``response`` body is replayed as its items done plus the terminal event.
 
 Usage: ``input_tokens`` includes cached and cache-write tokens; earshot's ``input`` does not,
 so ``input = input_tokens - cached_tokens - cache_write_tokens``. ``output_tokens`` already
@@ -138,6 +139,8 @@ class ResponsesParser(ParserBase):
     order: text by ``("text", output_index, content_index)``, reasoning by
     ``("reasoning", output_index)``, tool calls by ``output_index``."""
 
+    terminal = "response.completed"
+
     def __init__(self, provider: str, secrets: tuple[str, ...] = ()) -> None:
         super().__init__(provider)
         self._provider = provider
@@ -181,6 +184,26 @@ class ResponsesParser(ParserBase):
                 return self._fail(detail)
             case _:
                 return []  # lifecycle events, .done echoes, annotations, unknown types
+
+    def whole_payloads(self, body: JSONValue) -> list[JSONValue] | None:
+        """A non-streaming ``response`` object as each output item done, then the event its
+        ``status`` names (completed, incomplete, failed); an ``error`` body as an error."""
+        if not isinstance(body, dict):
+            return None
+        error = body.get("error")
+        if "output" not in body and isinstance(error, dict):
+            return [{"type": "error", "error": error}]
+        output = body.get("output")
+        if not isinstance(output, list):
+            return None
+        events: list[JSONValue] = [
+            {"type": "response.output_item.done", "output_index": index, "item": item}
+            for index, item in enumerate(output)
+        ]
+        status = body.get("status")
+        if status in ("completed", "incomplete", "failed"):
+            events.append({"type": f"response.{status}", "response": body})
+        return events
 
     # --- items --------------------------------------------------------------------------------
 
