@@ -30,13 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, assert_never
 
+from earshot.core.permissions import _line
 from earshot.core.permissions import match as m
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
 from earshot.core.permissions.shell import ParsedLine, ShellCommand, ShellWrite, parse_line
 from earshot.core.tools.base import PermissionRequest
 
 Outcome = Literal["allow", "ask", "deny"]
-PartKind = Literal["command", "write", "unreadable"]
+PartKind = Literal["command", "write", "read", "unreadable"]
 
 SHELL_STARTUP_FILES = frozenset(
     {
@@ -168,10 +169,14 @@ def _mode_verdict(mode: Mode, *, edit: bool, what: str) -> _Verdict:
             assert_never(mode)
 
 
+def _rule_denial(rule: m.Rule) -> _Verdict:
+    return _Verdict("deny", _rule_reason("denied", rule), rule)
+
+
 def _early(deny: m.Rule | None, read_only: bool, mode: Mode) -> _Verdict | None:
     """Steps 1 to 3."""
     if deny is not None:
-        return _Verdict("deny", _rule_reason("denied", deny), deny)
+        return _rule_denial(deny)
     if read_only:
         return _Verdict("allow", "read-only tools never prompt")
     if mode == "plan":
@@ -318,16 +323,23 @@ def _decide_line(
         )
 
     for command in parsed.commands:
-        add(command.text, "command", _command_verdict(rules, mode, command, read_only))
+        verdict = _command_verdict(rules, mode, command, read_only)
+        if parsed.read_only and verdict.outcome != "allow" and verdict.rule is None:
+            verdict = _Verdict("allow", _line.READ_ONLY_REASON)  # step 2 for shell lines
+        add(command.text, "command", verdict)
     for write in parsed.writes:
         add(
             f"{write.via} {write.target}",
             "write",
             _write_verdict(rules, mode, place, parsed, write, read_only),
         )
+    for read in parsed.reads:
+        denied = _line.read_denial(rules, place.cwd, place.real_cwd, parsed, read)
+        if denied is not None:
+            add(f"{read.via} {read.target}", "read", _rule_denial(denied))
     for problem in parsed.problems:
-        verdict = _early(None, read_only, mode) or _unreadable(rules, mode, "bash", problem)
-        add(problem, "unreadable", verdict or _Verdict("allow", "yolo mode allows it"))
+        found = _early(None, read_only, mode) or _unreadable(rules, mode, "bash", problem)
+        add(problem, "unreadable", found or _Verdict("allow", "yolo mode allows it"))
     return _decision(_combine(verdicts, [p.command for p in parts]), tuple(parts))
 
 
@@ -361,9 +373,12 @@ def _command_verdict(
         if unreadable is not None:
             return unreadable
     ask = m.first_command_match(rules.select("ask", "bash"), texts, readable)
-    allow = (
-        m.first_command_match(rules.select("allow", "bash"), texts[:1], True) if readable else None
-    )
+    allowing = rules.select("allow", "bash")
+    if command.inline:
+        allowing = _line.naming_rules(allowing, command.inline)
+    allow = m.first_command_match(allowing, texts[:1], True) if readable else None
+    if command.inline and allow is None and ask is None and mode == "auto":
+        return _Verdict("ask", _line.INLINE_REASON)
     return _late(ask, allow, mode, edit=False, what="this command")
 
 
@@ -383,6 +398,26 @@ def _write_verdict(
         target = os.path.expanduser(target)
     elif parsed.changes_dir and not target.startswith("/"):
         why = "the line changes directory before it writes this relative path"
+    if write.glob and not why:
+        glob = _line.absolute_glob(target, place.cwd)
+        deny = m.first_glob_match(
+            rules.select("deny", "write"), glob, place.cwd, place.real_cwd, parsed.dotglob
+        )
+        if deny is not None:
+            return _rule_denial(deny)
+        why = _line.glob_escapes(
+            glob,
+            place.roots(),
+            rules.protected_directories,
+            PROTECTED_NAMES,
+            SHELL_STARTUP_FILES,
+        )
+        if not why:
+            ask = m.first_glob_match(
+                rules.select("ask", "write"), glob, place.cwd, place.real_cwd, parsed.dotglob
+            )
+            early = _early(None, read_only, mode)
+            return early or _late(ask, None, mode, edit=True, what="this file change")
     if why:
         early = _early(None, read_only, mode)
         if early is not None:

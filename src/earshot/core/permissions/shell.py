@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from earshot.core.permissions import _wrappers
+from earshot.core.permissions import _programs, _wrappers
+from earshot.core.permissions._code import Evaluated
 from earshot.core.permissions._wrappers import SAFE_ASSIGNMENTS, Word
 
 MAX_DEPTH = 8
@@ -72,25 +73,36 @@ class ShellCommand:
     text: str
     also: tuple[str, ...] = ()
     opaque: str = ""
+    read_only: bool = False
+    inline: str = ""
 
 
 @dataclass(frozen=True)
 class ShellWrite:
-    """A file the line writes. ``target`` is the word as bash sees it; when ``literal`` is
-    false bash computes it at run time. ``tilde`` means a leading ``~`` is the home dir."""
+    """A file the line writes (or, in ``ParsedLine.reads``, may read). ``target`` is the word
+    as bash sees it; when ``literal`` is false bash computes it at run time. ``tilde`` means
+    a leading ``~`` is the home dir; ``glob`` that bash expands it to the paths it matches."""
 
     target: str
     literal: bool
     via: str
     tilde: bool = False
+    glob: bool = False
 
 
 @dataclass(frozen=True)
 class ParsedLine:
+    """``reads`` are the literal file arguments and ``<`` inputs of every command;
+    ``read_only`` says every command is read-only and nothing is written or unreadable;
+    ``dotglob`` that a glob may match names starting with a dot."""
+
     commands: tuple[ShellCommand, ...]
     writes: tuple[ShellWrite, ...]
     problems: tuple[str, ...]
     changes_dir: bool
+    reads: tuple[ShellWrite, ...] = ()
+    read_only: bool = False
+    dotglob: bool = False
 
 
 @dataclass
@@ -99,6 +111,10 @@ class _Out:
     writes: list[ShellWrite] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     changes_dir: bool = False
+    reads: list[ShellWrite] = field(default_factory=list)
+    evaluated: Evaluated = field(default_factory=Evaluated)
+    dotglob: bool = False
+    sources: list[bytes] = field(default_factory=list)
 
 
 _PARSER = Parser(Language(tree_sitter_bash.language()))
@@ -111,7 +127,24 @@ def parse_line(source: str) -> ParsedLine:
         _parse_into(source, 0, out)
     except RecursionError:
         out.problems.append("the command nests too deeply to check")
-    return ParsedLine(tuple(out.commands), tuple(out.writes), tuple(out.problems), out.changes_dir)
+    out.problems.extend(out.evaluated.finish())
+    relative_reads = out.changes_dir and any(not r.target.startswith(("/", "~")) for r in out.reads)
+    read_only = (
+        bool(out.commands)
+        and not out.writes
+        and not out.problems
+        and not relative_reads
+        and all(c.read_only and not c.opaque for c in out.commands)
+    )
+    return ParsedLine(
+        tuple(out.commands),
+        tuple(out.writes),
+        tuple(out.problems),
+        out.changes_dir,
+        tuple(out.reads),
+        read_only,
+        out.dotglob,
+    )
 
 
 def _parse_into(source: str, depth: int, out: _Out) -> None:
@@ -123,8 +156,16 @@ def _parse_into(source: str, depth: int, out: _Out) -> None:
     except UnicodeEncodeError:
         out.problems.append("the command is not valid text")
         return
+    if b"dotglob" in data or b"GLOBIGNORE" in data:
+        out.dotglob = True
+    if b"BASH_ALIASES" in data or b"BASH_CMDS" in data:
+        out.problems.append("the line changes what a command name runs (BASH_ALIASES, BASH_CMDS)")
     tree = _PARSER.parse(data)
-    _walk(tree.root_node, depth, out)
+    out.sources.append(data)
+    try:
+        _walk(tree.root_node, depth, out)
+    finally:
+        out.sources.pop()
 
 
 def _text(node: Node) -> str:
@@ -147,15 +188,130 @@ def _walk(node: Node, depth: int, out: _Out) -> None:
     if kind == "command":
         _command(node, depth, out)
         return
+    if kind == "redirected_statement":
+        _redirected(node, depth, out)
+        return
     if kind == "declaration_command" or kind == "unset_command":
         _declaration(node, depth, out)
         return
+    if kind == "heredoc_body":
+        if not _quoted_heredoc(node):  # a quoted here-document is data: nothing in it runs
+            _heredoc(node, depth, out)
+        return
+    _evaluated(node, out)
     if kind == "file_redirect":
         _redirect(node, out)
-    elif kind == "heredoc_body" and _quoted_heredoc(node):
-        return  # a quoted here-document is data: nothing in it runs
     for child in node.children:
         _walk(child, depth, out)
+
+
+def _evaluated(node: Node, out: _Out) -> None:
+    """Note what bash evaluates as arithmetic, and the values variables are given."""
+    kind = node.type
+    evaluated = out.evaluated
+    if kind == "variable_assignment":
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name is not None:
+            target = Word(_text(name), True)
+            evaluated.target(target, "an assignment")
+            evaluated.assignment(target.value.partition("[")[0], _word(value) if value else None)
+            parent = node.parent
+            if parent is not None and parent.type not in ("command", "declaration_command"):
+                _bare_assignment(node, target.value, out)
+    elif kind in ("arithmetic_expansion", "c_style_for_statement") or (
+        kind == "compound_statement" and _text(node).startswith("((")
+    ):
+        evaluated.arithmetic_text(_text(node))
+    elif kind == "test_command":
+        evaluated.test_text(_text(node))
+    elif kind == "expansion":
+        evaluated.expansion(_text(node))
+    elif kind == "for_statement":
+        variable = node.child_by_field_name("variable")
+        values = node.children_by_field_name("value")
+        if variable is not None:
+            safe = all(_word(v).literal and "[" not in _word(v).value for v in values)
+            evaluated.assignment(_text(variable), Word("", True) if safe else None)
+
+
+def _bare_assignment(node: Node, name: str, out: _Out) -> None:
+    """``PATH=/tmp/x`` on its own changes what later commands run: an upper-case name that
+    is not harmless is checked like a command (``Bash(PATH=*)``)."""
+    if name in SAFE_ASSIGNMENTS or any(c.islower() for c in name):
+        return
+    out.commands.append(ShellCommand(_render(Word(_text(node), _word_literal(node)))))
+
+
+def _redirected(node: Node, depth: int, out: _Out) -> None:
+    """A command with redirections: words after a redirection's target are arguments of
+    the command (``echo x > out rm -rf y`` runs ``echo x rm -rf y``)."""
+    body = node.child_by_field_name("body")
+    extra: list[Word] = []
+    for child in node.children:
+        if child.type == "file_redirect":
+            extra.extend(_redirect_words(child, out)[1])
+    for child in node.children:
+        if child is not None and child == body and body.type == "command":
+            _command(body, depth, out, extra)
+        else:
+            _walk(child, depth, out)
+
+
+def _heredoc(body: Node, depth: int, out: _Out) -> None:
+    """An unquoted here-document expands like a double-quoted string: ``$(...)``, backticks
+    and ``${...}`` in it run. Its text is parsed again as one, so every form is found."""
+    text = _text(body)
+    start = body.prev_sibling
+    while start is not None and start.is_named:
+        start = start.prev_sibling
+    if start is not None and start.type == "<<-":
+        text = re.sub(r"(?m)^\t+", "", text)
+    quoted = _dq_escape_heredoc(text)
+    tree = _PARSER.parse(b": " + quoted.encode("utf-8", "replace"))
+    command = tree.root_node.named_children[0] if tree.root_node.named_children else None
+    if tree.root_node.has_error or command is None:
+        out.problems.append("earshot cannot read the here-document's expansions")
+        return
+    out.sources.append(b": " + quoted.encode("utf-8", "replace"))
+    try:
+        for child in command.children_by_field_name("argument"):
+            _walk(child, depth, out)
+    finally:
+        out.sources.pop()
+
+
+def _dq_escape_heredoc(text: str) -> str:
+    """``text`` as a double-quoted word: quotes outside ``$(...)`` and backticks escaped."""
+    chars = ['"']
+    depth = 0
+    tick = False
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text):
+            chars.append(text[i : i + 2])
+            i += 2
+            continue
+        if char == "`":
+            tick = not tick
+        elif char == "$" and text[i + 1 : i + 2] == "(":
+            depth += 1
+            chars.append("$(")
+            i += 2
+            continue
+        elif char == "(" and depth:
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        elif char == '"' and not depth and not tick:
+            chars.append('\\"')
+            i += 1
+            continue
+        chars.append(char)
+        i += 1
+    chars.append('"')
+    return "".join(chars)
 
 
 def _quoted_heredoc(body: Node) -> bool:
@@ -165,32 +321,89 @@ def _quoted_heredoc(body: Node) -> bool:
     return start is not None and any(q in _text(start) for q in ("'", '"', "\\"))
 
 
+_CONTINUATION = re.compile(rb"(\\\r?\n)+")
+
+
+def _joined(left: Node, right: Node, out: _Out) -> bool:
+    """Whether only line continuations separate two nodes: bash reads them as one word."""
+    if not out.sources or left.end_byte >= right.start_byte:
+        return False
+    gap = out.sources[-1][left.end_byte : right.start_byte]
+    return _CONTINUATION.fullmatch(gap) is not None
+
+
+def _concat(left: Word, right: Word) -> Word:
+    if left.literal and right.literal:
+        return Word(left.value + right.value, True, left.glob or right.glob, left.tilde)
+    return Word(left.value + right.value, False)
+
+
+def _redirect_words(node: Node, out: _Out) -> tuple[Word | None, list[Word]]:
+    """A redirection's target (joined across line continuations) and the words after it,
+    which are arguments of the command."""
+    dest = node.child_by_field_name("destination")
+    if dest is None:
+        return None, []
+    target = _word(dest)
+    extra: list[Word] = []
+    last = dest
+    for child in node.children:
+        if child.start_byte <= dest.start_byte or not child.is_named:
+            continue
+        word = _word(child)
+        if not extra and _joined(last, child, out):
+            target = _concat(target, word)
+        else:
+            extra.append(word)
+        last = child
+    return target, extra
+
+
 def _redirect(node: Node, out: _Out) -> None:
     op = ""
     for child in node.children:
         if not child.is_named:
             op = child.type
-    dest = node.child_by_field_name("destination")
-    if op not in _OUTPUT_OPS or dest is None:
+    word, _ = _redirect_words(node, out)
+    if word is None:
         return
-    if op == ">&" and dest.type == "number":
+    dest = node.child_by_field_name("destination")
+    if op in ("<", "<>"):
+        out.reads.append(_file(word, op))
+    if op not in _OUTPUT_OPS:
+        return
+    if op == ">&" and dest is not None and dest.type == "number":
         return  # duplicates a descriptor
-    word = _word(dest)
     if word.literal and (word.value == "-" or word.value in NOT_FILES):
         return
-    if word.literal and word.value.startswith("/dev/fd/"):
-        return
-    out.writes.append(ShellWrite(word.value, word.literal, op, word.tilde))
+    out.writes.append(_file(word, op))
+
+
+def _file(word: Word, via: str) -> ShellWrite:
+    return ShellWrite(word.value, word.literal, via, word.tilde, word.glob)
 
 
 def _declaration(node: Node, depth: int, out: _Out) -> None:
     words = [Word(_text(node.children[0]), True)] if node.children else []
+    program = words[0].value if words else ""
+    flags = ""
     for child in node.children[1:]:
         _walk(child, depth, out)
         if child.type == "variable_assignment":
             words.append(Word(_text(child), _word_literal(child)))
+            name = child.child_by_field_name("name")
+            value = child.child_by_field_name("value")
+            if name is not None:
+                out.evaluated.declaration(
+                    flags, _text(name).partition("[")[0], _word(value) if value else None
+                )
         elif child.is_named:
-            words.append(_word(child))
+            word = _word(child)
+            words.append(word)
+            if word.literal and word.value.startswith("-"):
+                flags += word.value[1:]
+            elif program == "unset" or "n" in flags:
+                out.evaluated.target(word, program)
     if words:
         _emit(words, [], "", out)
 
@@ -222,19 +435,23 @@ def canonical_pattern(pattern: str) -> str:
     return scratch.commands[0].text
 
 
-def _command(node: Node, depth: int, out: _Out) -> None:
+def _command(node: Node, depth: int, out: _Out, extra: list[Word] | None = None) -> None:
     mark = len(out.commands)  # the command is listed before those nested in its words
     argv, assignments = _command_words(node, depth, out)
+    argv.extend(extra or [])
     if argv:
         nested = out.commands[mark:]
         del out.commands[mark:]
         _expand(argv, assignments, depth, out)
         out.commands.extend(nested)
+    elif assignments:
+        out.commands[mark:mark] = [ShellCommand(" ".join(assignments))]
 
 
 def _command_words(node: Node, depth: int, out: _Out) -> tuple[list[Word], list[str]]:
     assignments: list[str] = []
     argv: list[Word] = []
+    last: Node | None = None
     for index, child in enumerate(node.children):
         # nested substitutions run whatever position they sit in
         _walk(child, depth, out)
@@ -244,11 +461,19 @@ def _command_words(node: Node, depth: int, out: _Out) -> tuple[list[Word], list[
             name = _text(name_node) if name_node is not None else ""
             if name not in SAFE_ASSIGNMENTS:
                 assignments.append(_render(Word(_text(child), _word_literal(child))))
-        elif field_name == "name":
+        elif field_name in ("name", "argument"):
             inner = child.named_children
-            argv.append(_word(inner[0]) if len(inner) == 1 else Word(_text(child), False))
-        elif field_name == "argument":
-            argv.append(_word(child))
+            if field_name == "name" and len(inner) != 1:
+                word = Word(_text(child), False)
+            else:
+                word = _word(inner[0] if field_name == "name" else child)
+            if argv and last is not None and _joined(last, child, out):
+                argv[-1] = _concat(argv[-1], word)
+            else:
+                argv.append(word)
+            last = child
+        elif child.type == "file_redirect":
+            argv.extend(_redirect_words(child, out)[1])
     return argv, assignments
 
 
@@ -264,16 +489,18 @@ def _expand(argv: list[Word], assignments: list[str], depth: int, out: _Out) -> 
     foreign = "/" in name.value and (directory or "/") not in SYSTEM_BIN_DIRS
     if program in _DIR_CHANGERS:
         out.changes_dir = True
+    out.dotglob = out.dotglob or program == "shopt"
+    out.evaluated.command(program, argv[1:])
     inner = _wrappers.unwrap(program, argv[1:])
     if inner is None:  # not a wrapper
-        _emit(argv, assignments, "", out)
+        _emit(argv, assignments, "", out, _programs.inspect(program, argv[1:]))
         return
     out.writes.extend(ShellWrite(w.value, w.literal, program, w.tilde) for w in inner.writes)
     if inner.problem:
         _emit(argv, assignments, inner.problem, out)
         return
     if inner.keep or assignments or foreign:
-        _emit(argv, assignments, "", out)
+        _emit(argv, assignments, "", out, _programs.inspect(program, argv[1:]))
     if inner.script is not None:
         if inner.script.literal:
             _parse_into(inner.script.value, depth + 1, out)
@@ -290,7 +517,28 @@ def _expand_inner(argv: list[Word], appends: bool, depth: int, out: _Out) -> Non
     _expand(argv, [], depth + 1, out)
 
 
-def _emit(argv: list[Word], assignments: list[str], opaque: str, out: _Out) -> None:
+def _emit(
+    argv: list[Word],
+    assignments: list[str],
+    opaque: str,
+    out: _Out,
+    effects: _programs.Effects | None = None,
+) -> None:
+    name = argv[0]
+    found = effects or _programs.Effects()
+    opaque = opaque or found.problem
+    texts = _spellings(argv, assignments)
+    if found.normal is not None:
+        texts.extend(t for t in _spellings(found.normal, []) if t not in texts)
+    out.writes.extend(_file(w, name.value) for w in found.writes)
+    out.reads.extend(_file(w, name.value) for w in found.reads)
+    directory = name.value.rpartition("/")[0] or "/"
+    system = name.literal and ("/" not in name.value or directory in SYSTEM_BIN_DIRS)
+    read_only = found.read_only and system and not assignments and not opaque
+    out.commands.append(ShellCommand(texts[0], tuple(texts[1:]), opaque, read_only, found.inline))
+
+
+def _spellings(argv: list[Word], assignments: list[str]) -> list[str]:
     name = argv[0]
     rest = [_render(w) for w in argv[1:]]
     written = _render(name)
@@ -307,7 +555,7 @@ def _emit(argv: list[Word], assignments: list[str], opaque: str, out: _Out) -> N
         plain = " ".join([form, *rest])
         if plain not in texts:
             texts.append(plain)
-    out.commands.append(ShellCommand(texts[0], tuple(texts[1:]), opaque))
+    return texts
 
 
 def _render(word: Word) -> str:

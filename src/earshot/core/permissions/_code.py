@@ -1,0 +1,144 @@
+"""Text that bash evaluates as code although it is not written as a command.
+
+Bash evaluates an array subscript as arithmetic, and arithmetic runs the ``$(...)`` inside a
+subscript it meets in a variable's *value*: ``x='a[$(rm -rf ~)]'; echo $((x))`` runs ``rm``.
+The same happens for a variable name given to a builtin (``printf -v 'a[$(...)]'``,
+``read``, ``mapfile``, ``unset``, ``test -v``, ``declare -n``) and in ``[[ x -eq y ]]``,
+``let``, ``((...))``, ``${a[i]}``, ``${s:i}`` and ``${!ref}``. ``${x@P}`` expands a value as
+a prompt, which runs its command substitutions.
+
+``Evaluated`` collects, over a whole line, the variables given a value earshot cannot prove
+harmless (computed, read from input, or containing ``[``) and the names bash evaluates; a
+name in both makes the line unreadable, as does a subscript with code in a name argument.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from earshot.core.permissions._wrappers import Word
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EXPANSION = re.compile(r"\$\{(!?)([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])(.*)\}", re.DOTALL)
+_ARITH_TEST = re.compile(r"-(eq|ne|lt|le|gt|ge)\b")
+
+# builtins whose operands (or the value of an option) name variables bash assigns
+_TARGET_OPTION = {"printf": "v", "read": "a", "wait": "p"}
+_VALUED = {"read": "dnNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
+_NAMES_ARE_OPERANDS = frozenset({"read", "unset", "getopts", "mapfile", "readarray"})
+
+
+@dataclass
+class Evaluated:
+    unsafe: set[str] = field(default_factory=set)
+    arithmetic: set[str] = field(default_factory=set)
+    problems: list[str] = field(default_factory=list)
+
+    def assignment(self, name: str, value: Word | None) -> None:
+        """``name=value`` somewhere in the line (``value`` None: read from input)."""
+        if value is None or not value.literal or "[" in value.value:
+            self.unsafe.add(name)
+
+    def arithmetic_text(self, text: str) -> None:
+        self.arithmetic.update(_NAME.findall(text))
+
+    def test_text(self, text: str) -> None:
+        """``[[ ... ]]``: the operands of -eq and friends are arithmetic."""
+        if _ARITH_TEST.search(text):
+            self.arithmetic_text(text)
+
+    def expansion(self, text: str) -> None:
+        found = _EXPANSION.fullmatch(text)
+        if found is None:
+            return
+        indirect, name, rest = found.groups()
+        if "@P" in rest:
+            self.problems.append(f"{_short(text)} expands a value as a prompt, running its code")
+        if indirect:
+            self.arithmetic.add(name)
+        if rest.startswith("[") or (rest.startswith(":") and rest[1:2] not in ("-", "=", "?", "+")):
+            self.arithmetic_text(rest)
+
+    def target(self, word: Word, program: str) -> None:
+        """A variable name given to ``program``: bash evaluates its subscript."""
+        if not word.literal:
+            self.problems.append(f"{program} is given a variable name computed when it runs")
+            return
+        _, bracket, subscript = word.value.partition("[")
+        if not bracket:
+            return
+        if "$(" in subscript or "`" in subscript or "$[" in subscript:
+            self.problems.append(f"bash runs the code in the subscript of {_short(word.value)}")
+        self.arithmetic_text(subscript)
+
+    def command(self, program: str, args: list[Word]) -> None:
+        """Builtins that assign, test or evaluate variables by name."""
+        if program == "let":
+            for word in args:
+                if not word.literal:
+                    self.problems.append("let evaluates text computed when it runs")
+                else:
+                    self.arithmetic_text(word.value)
+            return
+        if program in ("test", "[") and any(w.literal and w.value == "-v" for w in args):
+            for word in args:
+                if word.literal and word.value not in ("-v", "]"):
+                    self.target(word, program)
+            return
+        option = _TARGET_OPTION.get(program)
+        names: list[Word] = []
+        i = 0
+        while i < len(args):
+            word = args[i]
+            value = word.value
+            if word.literal and value.startswith("-") and len(value) > 1:
+                if option is not None and value.endswith(option) and i + 1 < len(args):
+                    names.append(args[i + 1])
+                    i += 1
+                elif value[-1] in _VALUED.get(program, ""):
+                    i += 1  # an option value, not a name
+                i += 1
+                continue
+            if program in _NAMES_ARE_OPERANDS:
+                names.append(word)
+            i += 1
+        if program == "getopts":
+            names = names[1:2]
+        elif program in ("mapfile", "readarray"):
+            names = names[-1:]
+        if program in ("read", "mapfile", "readarray", "getopts", "printf", "wait"):
+            defaults = {"read": "REPLY", "mapfile": "MAPFILE", "readarray": "MAPFILE"}
+            for word in names or [Word(defaults.get(program, ""), True)]:
+                if word.value:
+                    self.target(word, program)
+                    self.unsafe.add(word.value.partition("[")[0])
+        elif program == "unset":
+            for word in names:
+                self.target(word, program)
+
+    def declaration(self, flags: str, name: str, value: Word | None) -> None:
+        """``declare -n ref=...`` makes every use of ``ref`` evaluate its value as a name."""
+        self.assignment(name, value)
+        if "n" in flags and value is not None and (not value.literal or "[" in value.value):
+            self.problems.append(f"{name} is a reference to a name bash evaluates")
+        if "i" in flags and value is not None:
+            self.arithmetic_text(value.value)
+
+    def finish(self) -> list[str]:
+        both = sorted(self.unsafe & self.arithmetic)
+        if both:
+            return [
+                *self.problems,
+                f"bash evaluates ${both[0]} as arithmetic, and its value comes from this line "
+                "or its input: a subscript in it would run code",
+            ]
+        return self.problems
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+__all__ = ["Evaluated"]

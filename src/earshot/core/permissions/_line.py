@@ -1,0 +1,123 @@
+"""The shell-only parts of the decision: reads through the shell, globs bash expands, inline
+code, and lines of read-only programs.
+
+::
+
+    read_denial(...)      the Read deny rule covering a file argument of a command, if any
+    naming_rules(...)     the allow rules that may allow inline code: those naming its flag
+    absolute_glob(...)    a glob word as an absolute pattern (``{a,b}`` and ``@(..)`` as ``*``)
+    glob_escapes(...)     why a glob write target could leave the working directory or land
+                          in a protected place ("" when it cannot)
+"""
+
+from __future__ import annotations
+
+import glob as globbing
+import itertools
+import os
+import posixpath
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from earshot.core.permissions import match as m
+from earshot.core.permissions._programs import INLINE_STDIN
+from earshot.core.permissions.rules import RuleSet
+from earshot.core.permissions.shell import ParsedLine, ShellWrite
+
+INLINE_REASON = (
+    "it runs code written on its command line; only a rule naming the flag "
+    "(Bash(python3 -c *)) allows that, and auto mode prompts"
+)
+READ_ONLY_REASON = "read-only commands never prompt"
+_GLOBBY = re.compile(r"[*?\[]")
+_BRACES = re.compile(r"\{[^{}]*\}")
+_EXTGLOB = re.compile(r"[?*+@!]\([^()]*\)")
+_EXPANSION_LIMIT = 200
+
+
+def read_denial(
+    rules: RuleSet, cwd: str, real_cwd: str, parsed: ParsedLine, read: ShellWrite
+) -> m.Rule | None:
+    """The Read deny rule covering the file argument ``read``, if any."""
+    denying = rules.select("deny", "read")
+    if not denying or not read.literal:
+        return None
+    target = os.path.expanduser(read.target) if read.tilde else read.target
+    if read.glob:
+        return m.first_glob_match(
+            denying, absolute_glob(target, cwd), cwd, real_cwd, parsed.dotglob
+        )
+    joined = posixpath.join(cwd, target)
+    forms = (posixpath.normpath(joined), Path(os.path.realpath(joined)).as_posix())
+    return m.first_path_match(denying, forms, cwd, real_cwd)
+
+
+def naming_rules(rules: tuple[m.Rule, ...], inline: str) -> tuple[m.Rule, ...]:
+    """The allow rules that name the code's flag (``Bash(python3 -c *)``), or for code with
+    no flag the program text itself; an exact session grant always does."""
+    return tuple(
+        r for r in rules if r.kind == "exact" or (r.kind == "command" and _names(r, inline))
+    )
+
+
+def _names(rule: m.Rule, inline: str) -> bool:
+    pattern = rule.pattern
+    if inline == INLINE_STDIN:
+        return "*" not in pattern
+    if inline.startswith("-"):
+        return any(word.startswith(inline) for word in pattern.split(" ")[1:])
+    return inline in pattern
+
+
+def absolute_glob(target: str, cwd: str) -> str:
+    """``target`` as an absolute glob; brace and extended-glob groups become ``*``."""
+    previous = ""
+    while previous != target:
+        previous = target
+        target = _EXTGLOB.sub("*", _BRACES.sub("*", target))
+    return posixpath.normpath(posixpath.join(cwd, target))
+
+
+def glob_escapes(
+    glob: str,
+    roots: tuple[str, ...],
+    protected_directories: Iterable[Path],
+    protected_names: Iterable[str],
+    startup_files: Iterable[str],
+) -> str:
+    """Why a file the glob could expand to is outside ``roots`` or protected ("" if none
+    can be): every segment is read as a pattern, and what exists now is expanded too."""
+    parts = glob.split("/")
+    fixed = list(itertools.takewhile(lambda p: not _GLOBBY.search(p), parts))
+    prefix = "/".join(fixed) or "/"
+    if any(m.segments_meet(p, "..", dotglob=False) for p in parts[len(fixed) :]):
+        return f"{glob} could name a path outside the working directory"
+    reals = [Path(os.path.realpath(prefix)).as_posix()]
+    reals.extend(
+        Path(os.path.realpath(found)).as_posix()
+        for found in itertools.islice(globbing.iglob(glob), _EXPANSION_LIMIT)
+    )
+    for real in reals:
+        if not any(real == root or real.startswith(root.rstrip("/") + "/") for root in roots):
+            return f"{glob} could name {real}, outside the working directory"
+    for name in protected_names:
+        if any(m.segments_meet(p, name) for p in parts):
+            return f"{glob} could name a file in {name}/, which is protected"
+    for name in startup_files:
+        if m.segments_meet(parts[-1], name):
+            return f"{glob} could name a shell start-up file, which is protected"
+    for directory in protected_directories:
+        if m.glob_paths_meet(glob, directory.as_posix(), dotglob=True):
+            return f"{glob} could name earshot's own settings, which are protected"
+    return ""
+
+
+__all__ = [
+    "INLINE_REASON",
+    "READ_ONLY_REASON",
+    "absolute_glob",
+    "glob_escapes",
+    "naming_rules",
+    "read_denial",
+]
