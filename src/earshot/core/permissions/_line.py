@@ -25,10 +25,6 @@ from earshot.core.permissions._programs import INLINE_STDIN
 from earshot.core.permissions.rules import RuleSet
 from earshot.core.permissions.shell import ParsedLine, ShellWrite
 
-INLINE_REASON = (
-    "it runs code written on its command line; only a rule naming the flag "
-    "(Bash(python3 -c *)) allows that, and auto mode prompts"
-)
 READ_ONLY_REASON = "read-only commands never prompt"
 _GLOBBY = re.compile(r"[*?\[]")
 _BRACES = re.compile(r"\{[^{}]*\}")
@@ -45,12 +41,41 @@ def read_denial(
         return None
     target = os.path.expanduser(read.target) if read.tilde else read.target
     if read.glob:
-        return m.first_glob_match(
-            denying, absolute_glob(target, cwd), cwd, real_cwd, parsed.dotglob
+        pattern = absolute_glob(target, cwd)
+        expanded = tuple(
+            Path(os.path.realpath(found)).as_posix()
+            for found in itertools.islice(globbing.iglob(pattern), _EXPANSION_LIMIT)
         )
-    joined = posixpath.join(cwd, target)
-    forms = (posixpath.normpath(joined), Path(os.path.realpath(joined)).as_posix())
-    return m.first_path_match(denying, forms, cwd, real_cwd)
+        rule = m.first_path_match(denying, expanded, cwd, real_cwd)
+        if rule is not None or "*" in pattern.split("/"):
+            return rule  # a bare * is judged by what it matches now, not by every name
+        return m.first_glob_match(denying, pattern, cwd, real_cwd, parsed.dotglob)
+    bases = [cwd]
+    if parsed.changes_dir and not target.startswith("/"):
+        bases.extend(posixpath.join(cwd, os.path.expanduser(d)) for d in parsed.directories)
+    forms: list[str] = []
+    for base in bases:
+        joined = posixpath.join(base, target)
+        forms.extend((posixpath.normpath(joined), Path(os.path.realpath(joined)).as_posix()))
+    return m.first_path_match(denying, tuple(forms), cwd, real_cwd)
+
+
+def inline_reason(inline: str) -> str:
+    """Why auto mode (or no rule) leaves inline code to a person."""
+    if inline == INLINE_STDIN:
+        return (
+            "it runs a program read from its input; only an allow rule for exactly this "
+            "command allows that, and auto mode prompts"
+        )
+    if inline.startswith("-"):
+        return (
+            f"it runs code given with {inline}; only an allow rule naming {inline} allows "
+            "that, and auto mode prompts"
+        )
+    return (
+        "its program text can run commands or write files; only an allow rule naming that "
+        "text allows it, and auto mode prompts"
+    )
 
 
 def naming_rules(rules: tuple[m.Rule, ...], inline: str) -> tuple[m.Rule, ...]:
@@ -114,10 +139,10 @@ def glob_escapes(
 
 
 __all__ = [
-    "INLINE_REASON",
     "READ_ONLY_REASON",
     "absolute_glob",
     "glob_escapes",
+    "inline_reason",
     "naming_rules",
     "read_denial",
 ]

@@ -127,7 +127,7 @@ def _copy_like(program: str, args: list[Word]) -> Effects:
         sources = operands[:-1]
     if program == "mv":
         found.writes.extend(sources)  # a moved file is gone from where it was
-    elif program != "ln":
+    if program != "ln":
         found.reads.extend(sources)
     return found
 
@@ -477,6 +477,9 @@ class ReadOnly:
 READ_ONLY: dict[str, ReadOnly] = {
     "ls": ReadOnly(valued="ITw"),
     "pwd": ReadOnly(files=False),
+    "cd": ReadOnly(files=False),
+    "pushd": ReadOnly(files=False),
+    "popd": ReadOnly(files=False),
     "cat": ReadOnly(),
     "head": ReadOnly(valued="cn"),
     "tail": ReadOnly(valued="cns"),

@@ -378,7 +378,7 @@ def _command_verdict(
         allowing = _line.naming_rules(allowing, command.inline)
     allow = m.first_command_match(allowing, texts[:1], True) if readable else None
     if command.inline and allow is None and ask is None and mode == "auto":
-        return _Verdict("ask", _line.INLINE_REASON)
+        return _Verdict("ask", _line.inline_reason(command.inline))
     return _late(ask, allow, mode, edit=False, what="this command")
 
 

@@ -94,7 +94,8 @@ class ShellWrite:
 class ParsedLine:
     """``reads`` are the literal file arguments and ``<`` inputs of every command;
     ``read_only`` says every command is read-only and nothing is written or unreadable;
-    ``dotglob`` that a glob may match names starting with a dot."""
+    ``dotglob`` that a glob may match names starting with a dot; ``directories`` the
+    literal targets of its ``cd`` and ``pushd`` commands."""
 
     commands: tuple[ShellCommand, ...]
     writes: tuple[ShellWrite, ...]
@@ -103,6 +104,7 @@ class ParsedLine:
     reads: tuple[ShellWrite, ...] = ()
     read_only: bool = False
     dotglob: bool = False
+    directories: tuple[str, ...] = ()
 
 
 @dataclass
@@ -115,6 +117,7 @@ class _Out:
     evaluated: Evaluated = field(default_factory=Evaluated)
     dotglob: bool = False
     sources: list[bytes] = field(default_factory=list)
+    directories: list[str] = field(default_factory=list)
 
 
 _PARSER = Parser(Language(tree_sitter_bash.language()))
@@ -144,6 +147,7 @@ def parse_line(source: str) -> ParsedLine:
         tuple(out.reads),
         read_only,
         out.dotglob,
+        tuple(out.directories),
     )
 
 
@@ -489,6 +493,9 @@ def _expand(argv: list[Word], assignments: list[str], depth: int, out: _Out) -> 
     foreign = "/" in name.value and (directory or "/") not in SYSTEM_BIN_DIRS
     if program in _DIR_CHANGERS:
         out.changes_dir = True
+        operands = [w for w in argv[1:] if not (w.literal and w.value.startswith("-"))]
+        if not operands or (operands[0].literal and not operands[0].glob):
+            out.directories.append(operands[0].value if operands else "~")
     out.dotglob = out.dotglob or program == "shopt"
     out.evaluated.command(program, argv[1:])
     inner = _wrappers.unwrap(program, argv[1:])
