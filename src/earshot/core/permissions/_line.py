@@ -5,7 +5,7 @@ code, and lines of read-only programs.
 
     read_denial(...)      the Read deny rule covering a file argument of a command, if any
     naming_rules(...)     the allow rules that may allow inline code: those naming its flag
-    absolute_glob(...)    a glob word as an absolute pattern (``{a,b}`` and ``@(..)`` as ``*``)
+    absolute_globs(...)   a glob word as absolute patterns, one per brace alternative
     glob_escapes(...)     why a glob write target could leave the working directory or land
                           in a protected place ("" when it cannot)
 """
@@ -30,6 +30,7 @@ _GLOBBY = re.compile(r"[*?\[]")
 _BRACES = re.compile(r"\{[^{}]*\}")
 _EXTGLOB = re.compile(r"[?*+@!]\([^()]*\)")
 _EXPANSION_LIMIT = 200
+_BRACE_ROUNDS = 8
 
 
 def read_denial(
@@ -41,15 +42,18 @@ def read_denial(
         return None
     target = os.path.expanduser(read.target) if read.tilde else read.target
     if read.glob:
-        pattern = absolute_glob(target, cwd)
-        expanded = tuple(
-            Path(os.path.realpath(found)).as_posix()
-            for found in itertools.islice(globbing.iglob(pattern), _EXPANSION_LIMIT)
-        )
-        rule = m.first_path_match(denying, expanded, cwd, real_cwd)
-        if rule is not None or "*" in pattern.split("/"):
-            return rule  # a bare * is judged by what it matches now, not by every name
-        return m.first_glob_match(denying, pattern, cwd, real_cwd, parsed.dotglob)
+        for pattern in absolute_globs(target, cwd):
+            expanded = tuple(
+                Path(os.path.realpath(found)).as_posix()
+                for found in itertools.islice(globbing.iglob(pattern), _EXPANSION_LIMIT)
+            )
+            rule = m.first_path_match(denying, expanded, cwd, real_cwd)
+            if rule is None and "*" not in pattern.split("/"):
+                # a bare * is judged by what it matches now, not by every name it could
+                rule = m.first_glob_match(denying, pattern, cwd, real_cwd, parsed.dotglob)
+            if rule is not None:
+                return rule
+        return None
     bases = [cwd]
     if parsed.changes_dir and not target.startswith("/"):
         bases.extend(posixpath.join(cwd, os.path.expanduser(d)) for d in parsed.directories)
@@ -95,13 +99,28 @@ def _names(rule: m.Rule, inline: str) -> bool:
     return inline in pattern
 
 
-def absolute_glob(target: str, cwd: str) -> str:
-    """``target`` as an absolute glob; brace and extended-glob groups become ``*``."""
-    previous = ""
-    while previous != target:
-        previous = target
-        target = _EXTGLOB.sub("*", _BRACES.sub("*", target))
-    return posixpath.normpath(posixpath.join(cwd, target))
+def absolute_globs(target: str, cwd: str) -> list[str]:
+    """``target`` as absolute globs, one per brace alternative (``{a,b}``); a sequence
+    (``{1..9}``), too many alternatives or an extended-glob group becomes ``*``."""
+    found = [target]
+    for _ in range(_BRACE_ROUNDS):
+        expanded: list[str] = []
+        for glob in found:
+            group = _BRACES.search(glob)
+            if group is None or "," not in group.group(0):
+                expanded.append(glob if group is None else _BRACES.sub("*", glob, count=1))
+                continue
+            head, tail = glob[: group.start()], glob[group.end() :]
+            expanded.extend(head + alt + tail for alt in group.group(0)[1:-1].split(","))
+        if len(expanded) > _EXPANSION_LIMIT:
+            expanded = [_BRACES.sub("*", target)]
+        if expanded == found:
+            break
+        found = expanded
+    return [
+        posixpath.normpath(posixpath.join(cwd, _EXTGLOB.sub("*", _BRACES.sub("*", glob))))
+        for glob in found
+    ]
 
 
 def glob_escapes(
@@ -140,7 +159,7 @@ def glob_escapes(
 
 __all__ = [
     "READ_ONLY_REASON",
-    "absolute_glob",
+    "absolute_globs",
     "glob_escapes",
     "inline_reason",
     "naming_rules",

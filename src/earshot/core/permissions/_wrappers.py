@@ -568,6 +568,15 @@ def _parallel(args: list[Word]) -> Unwrapped | None:
     return _eval(command)
 
 
+def _coproc(args: list[Word]) -> Unwrapped | None:
+    """``coproc [NAME] COMMAND``; bash's grammar puts ``coproc NAME { ...; }`` together, the
+    parser splits it at the ``;``: the words after ``{`` are read again as commands."""
+    for i, word in enumerate(args[:2]):
+        if word.literal and word.value == "{":
+            return _eval(args[i + 1 :]) or Unwrapped()
+    return _inner(args, _scan(args), "coproc")
+
+
 def _flock(args: list[Word]) -> Unwrapped | None:
     """``flock [options] FILE COMMAND...`` or ``flock [options] FILE -c 'COMMAND'``."""
     options = _scan(
@@ -592,7 +601,7 @@ def _flock(args: list[Word]) -> Unwrapped | None:
 _SIMPLE: dict[str, Handler] = {
     "builtin": _plain("builtin"),
     "busybox": _plain("busybox"),
-    "coproc": _plain("coproc"),
+    "coproc": _coproc,
     "exec": _plain("exec", flags="cl", valued="a"),
     "ionice": _plain("ionice", flags="t", valued="cn"),
     "noglob": _plain("noglob"),

@@ -399,25 +399,7 @@ def _write_verdict(
     elif parsed.changes_dir and not target.startswith("/"):
         why = "the line changes directory before it writes this relative path"
     if write.glob and not why:
-        glob = _line.absolute_glob(target, place.cwd)
-        deny = m.first_glob_match(
-            rules.select("deny", "write"), glob, place.cwd, place.real_cwd, parsed.dotglob
-        )
-        if deny is not None:
-            return _rule_denial(deny)
-        why = _line.glob_escapes(
-            glob,
-            place.roots(),
-            rules.protected_directories,
-            PROTECTED_NAMES,
-            SHELL_STARTUP_FILES,
-        )
-        if not why:
-            ask = m.first_glob_match(
-                rules.select("ask", "write"), glob, place.cwd, place.real_cwd, parsed.dotglob
-            )
-            early = _early(None, read_only, mode)
-            return early or _late(ask, None, mode, edit=True, what="this file change")
+        return _line_glob_write(rules, mode, place, parsed, target, read_only)
     if why:
         early = _early(None, read_only, mode)
         if early is not None:
@@ -425,6 +407,35 @@ def _write_verdict(
         unreadable = _unreadable(rules, mode, "write", why)
         return unreadable or _Verdict("allow", "yolo mode allows it")
     return _path_verdict(rules, mode, place, "write", (target,), read_only=read_only, write=True)
+
+
+def _line_glob_write(
+    rules: RuleSet, mode: Mode, place: _Place, parsed: ParsedLine, target: str, read_only: bool
+) -> _Verdict:
+    """A write to every path the glob ``target`` could expand to."""
+    globs = _line.absolute_globs(target, place.cwd)
+    for glob in globs:
+        deny = m.first_glob_match(
+            rules.select("deny", "write"), glob, place.cwd, place.real_cwd, parsed.dotglob
+        )
+        if deny is not None:
+            return _rule_denial(deny)
+    early = _early(None, read_only, mode)
+    if early is not None:
+        return early
+    for glob in globs:
+        why = _line.glob_escapes(
+            glob, place.roots(), rules.protected_directories, PROTECTED_NAMES, SHELL_STARTUP_FILES
+        )
+        if why:
+            unreadable = _unreadable(rules, mode, "write", why)
+            return unreadable or _Verdict("allow", "yolo mode allows it")
+    ask = None
+    for glob in globs:
+        ask = ask or m.first_glob_match(
+            rules.select("ask", "write"), glob, place.cwd, place.real_cwd, parsed.dotglob
+        )
+    return _late(ask, None, mode, edit=True, what="this file change")
 
 
 __all__ = ["CommandVerdict", "Decision", "Outcome", "PartKind", "decide"]
