@@ -17,6 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from tree_sitter import Node
+
+from earshot.core.permissions._words import _text, _word
 from earshot.core.permissions._wrappers import Word
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -34,6 +37,36 @@ class Evaluated:
     unsafe: set[str] = field(default_factory=set)
     arithmetic: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
+
+    def note(self, node: Node) -> bool:
+        """Note what ``node`` gives a value or evaluates; True for an assignment standing
+        alone (not a prefix of a command or a declaration)."""
+        kind = node.type
+        if kind == "variable_assignment":
+            name = node.child_by_field_name("name")
+            value = node.child_by_field_name("value")
+            if name is None:
+                return False
+            target = Word(_text(name), True)
+            self.target(target, "an assignment")
+            self.assignment(target.value.partition("[")[0], _word(value) if value else None)
+            parent = node.parent
+            return parent is not None and parent.type not in ("command", "declaration_command")
+        if kind in ("arithmetic_expansion", "c_style_for_statement") or (
+            kind == "compound_statement" and _text(node).startswith("((")
+        ):
+            self.arithmetic_text(_text(node))
+        elif kind == "test_command":
+            self.test_text(_text(node))
+        elif kind == "expansion":
+            self.expansion(_text(node))
+        elif kind == "for_statement":
+            variable = node.child_by_field_name("variable")
+            values = [_word(v) for v in node.children_by_field_name("value")]
+            if variable is not None:
+                safe = all(v.literal and "[" not in v.value for v in values)
+                self.assignment(_text(variable), Word("", True) if safe else None)
+        return False
 
     def assignment(self, name: str, value: Word | None) -> None:
         """``name=value`` somewhere in the line (``value`` None: read from input)."""

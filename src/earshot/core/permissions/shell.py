@@ -28,15 +28,22 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from earshot.core.permissions import _programs, _wrappers
+from earshot.core.permissions import _programs, _unwrap
 from earshot.core.permissions._code import Evaluated
+from earshot.core.permissions._words import (
+    XARGS_MORE,
+    _concat,
+    _dq_escape_heredoc,
+    _render,
+    _text,
+    _word,
+    _word_literal,
+)
 from earshot.core.permissions._wrappers import SAFE_ASSIGNMENTS, Word
 
 MAX_DEPTH = 8
 """How deep ``bash -c '... eval ...'`` nesting is followed before the rest is unreadable."""
 
-XARGS_MORE = "…"
-"""Rendered after a command ``xargs`` runs: it appends arguments read from its input."""
 
 # Directories whose programs are the system's own: ``/usr/bin/git`` is matched as ``git``.
 # A name qualified with any other directory (``./git``) is matched as written for allow
@@ -56,8 +63,6 @@ SYSTEM_BIN_DIRS = frozenset(
 NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _DIR_CHANGERS = frozenset({"cd", "pushd", "popd"})
-_NEEDS_QUOTES = re.compile(r"[\s;&|<>()$`\"'\\" + XARGS_MORE + "]")
-_GLOB_CHARS = frozenset("*?[{")
 
 
 @dataclass(frozen=True)
@@ -172,11 +177,6 @@ def _parse_into(source: str, depth: int, out: _Out) -> None:
         out.sources.pop()
 
 
-def _text(node: Node) -> str:
-    raw = node.text
-    return raw.decode("utf-8", "replace") if raw is not None else ""
-
-
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
@@ -202,46 +202,19 @@ def _walk(node: Node, depth: int, out: _Out) -> None:
         if not _quoted_heredoc(node):  # a quoted here-document is data: nothing in it runs
             _heredoc(node, depth, out)
         return
-    _evaluated(node, out)
+    if out.evaluated.note(node):
+        _bare_assignment(node, out)
     if kind == "file_redirect":
         _redirect(node, out)
     for child in node.children:
         _walk(child, depth, out)
 
 
-def _evaluated(node: Node, out: _Out) -> None:
-    """Note what bash evaluates as arithmetic, and the values variables are given."""
-    kind = node.type
-    evaluated = out.evaluated
-    if kind == "variable_assignment":
-        name = node.child_by_field_name("name")
-        value = node.child_by_field_name("value")
-        if name is not None:
-            target = Word(_text(name), True)
-            evaluated.target(target, "an assignment")
-            evaluated.assignment(target.value.partition("[")[0], _word(value) if value else None)
-            parent = node.parent
-            if parent is not None and parent.type not in ("command", "declaration_command"):
-                _bare_assignment(node, target.value, out)
-    elif kind in ("arithmetic_expansion", "c_style_for_statement") or (
-        kind == "compound_statement" and _text(node).startswith("((")
-    ):
-        evaluated.arithmetic_text(_text(node))
-    elif kind == "test_command":
-        evaluated.test_text(_text(node))
-    elif kind == "expansion":
-        evaluated.expansion(_text(node))
-    elif kind == "for_statement":
-        variable = node.child_by_field_name("variable")
-        values = node.children_by_field_name("value")
-        if variable is not None:
-            safe = all(_word(v).literal and "[" not in _word(v).value for v in values)
-            evaluated.assignment(_text(variable), Word("", True) if safe else None)
-
-
-def _bare_assignment(node: Node, name: str, out: _Out) -> None:
+def _bare_assignment(node: Node, out: _Out) -> None:
     """``PATH=/tmp/x`` on its own changes what later commands run: an upper-case name that
     is not harmless is checked like a command (``Bash(PATH=*)``)."""
+    name_node = node.child_by_field_name("name")
+    name = _text(name_node) if name_node is not None else ""
     if name in SAFE_ASSIGNMENTS or any(c.islower() for c in name):
         return
     out.commands.append(ShellCommand(_render(Word(_text(node), _word_literal(node)))))
@@ -285,39 +258,6 @@ def _heredoc(body: Node, depth: int, out: _Out) -> None:
         out.sources.pop()
 
 
-def _dq_escape_heredoc(text: str) -> str:
-    """``text`` as a double-quoted word: quotes outside ``$(...)`` and backticks escaped."""
-    chars = ['"']
-    depth = 0
-    tick = False
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\\" and i + 1 < len(text):
-            chars.append(text[i : i + 2])
-            i += 2
-            continue
-        if char == "`":
-            tick = not tick
-        elif char == "$" and text[i + 1 : i + 2] == "(":
-            depth += 1
-            chars.append("$(")
-            i += 2
-            continue
-        elif char == "(" and depth:
-            depth += 1
-        elif char == ")" and depth:
-            depth -= 1
-        elif char == '"' and not depth and not tick:
-            chars.append('\\"')
-            i += 1
-            continue
-        chars.append(char)
-        i += 1
-    chars.append('"')
-    return "".join(chars)
-
-
 def _quoted_heredoc(body: Node) -> bool:
     start = body.prev_sibling
     while start is not None and start.type != "heredoc_start":
@@ -334,12 +274,6 @@ def _joined(left: Node, right: Node, out: _Out) -> bool:
         return False
     gap = out.sources[-1][left.end_byte : right.start_byte]
     return _CONTINUATION.fullmatch(gap) is not None
-
-
-def _concat(left: Word, right: Word) -> Word:
-    if left.literal and right.literal:
-        return Word(left.value + right.value, True, left.glob or right.glob, left.tilde)
-    return Word(left.value + right.value, False)
 
 
 def _redirect_words(node: Node, out: _Out) -> tuple[Word | None, list[Word]]:
@@ -410,11 +344,6 @@ def _declaration(node: Node, depth: int, out: _Out) -> None:
                 out.evaluated.target(word, program)
     if words:
         _emit(words, [], "", out)
-
-
-def _word_literal(node: Node) -> bool:
-    value = node.child_by_field_name("value")
-    return value is None or _word(value).literal
 
 
 def canonical_pattern(pattern: str) -> str:
@@ -498,7 +427,7 @@ def _expand(argv: list[Word], assignments: list[str], depth: int, out: _Out) -> 
             out.directories.append(operands[0].value if operands else "~")
     out.dotglob = out.dotglob or program == "shopt"
     out.evaluated.command(program, argv[1:])
-    inner = _wrappers.unwrap(program, argv[1:])
+    inner = _unwrap.unwrap(program, argv[1:])
     if inner is None:  # not a wrapper
         _emit(argv, assignments, "", out, _programs.inspect(program, argv[1:]))
         return
@@ -563,129 +492,6 @@ def _spellings(argv: list[Word], assignments: list[str]) -> list[str]:
         if plain not in texts:
             texts.append(plain)
     return texts
-
-
-def _render(word: Word) -> str:
-    value = word.value
-    if not word.literal or word.marker:
-        return value
-    if value == "":
-        return "''"
-    if _NEEDS_QUOTES.search(value):
-        return "'" + value.replace("'", "'\"'\"'") + "'"
-    return value
-
-
-def _word(node: Node) -> Word:
-    kind = node.type
-    text = _text(node)
-    if kind == "word":
-        return _bare(text)
-    if kind == "number":
-        return Word(text, True)
-    if kind == "raw_string":
-        return Word(text[1:-1], True)
-    if kind == "string":
-        return _double_quoted(node, text)
-    if kind == "translated_string":
-        inner = node.named_children
-        return _double_quoted(inner[0], text) if inner else Word(text, False)
-    if kind == "ansi_c_string":
-        decoded = _ansi_c(text[2:-1])
-        return Word(decoded, True) if decoded is not None else Word(text, False)
-    if kind == "concatenation":
-        parts = [_word(child) for child in node.children]
-        if all(p.literal for p in parts):
-            return Word(
-                "".join(p.value for p in parts),
-                True,
-                glob=any(p.glob for p in parts),
-                tilde=parts[0].tilde if parts else False,
-            )
-        return Word(text, False)
-    return Word(text, False)  # expansions, substitutions, anything computed
-
-
-def _bare(text: str) -> Word:
-    chars: list[str] = []
-    glob = False
-    escaped = False
-    for char in text:
-        if escaped:
-            if char != "\n":
-                chars.append(char)
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        else:
-            glob = glob or char in _GLOB_CHARS
-            chars.append(char)
-    value = "".join(chars)
-    tilde = text.startswith("~")
-    if tilde and not (value == "~" or value.startswith("~/")):
-        return Word(text, False)  # ~user: another user's home
-    return Word(value, True, glob=glob, tilde=tilde)
-
-
-def _double_quoted(node: Node, text: str) -> Word:
-    parts: list[str] = []
-    for child in node.children:
-        if child.type == '"':
-            continue
-        if child.type != "string_content":
-            return Word(text, False)
-        parts.append(re.sub(r"\\([$`\"\\\n])", _dq_escape, _text(child)))
-    return Word("".join(parts), True)
-
-
-def _dq_escape(match: re.Match[str]) -> str:
-    char = match.group(1)
-    return "" if char == "\n" else char
-
-
-_ANSI_SIMPLE = {
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "n": "\n",
-    "r": "\r",
-    "t": "\t",
-    "v": "\v",
-    "\\": "\\",
-    "'": "'",
-    '"': '"',
-    "?": "?",
-}
-_ANSI_NUMERIC = re.compile(r"x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}")
-
-
-def _ansi_c(body: str) -> str | None:
-    """The value of ``$'...'``, or None for an escape we do not decode (``\\cX``)."""
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        char = body[i]
-        if char != "\\":
-            out.append(char)
-            i += 1
-            continue
-        nxt = body[i + 1 : i + 2]
-        if nxt in _ANSI_SIMPLE:
-            out.append(_ANSI_SIMPLE[nxt])
-            i += 2
-            continue
-        match = _ANSI_NUMERIC.match(body, i + 1)
-        if match is None:
-            return None
-        digits = match.group(0)
-        code = int(digits, 8) if digits[0] in "01234567" else int(digits[1:], 16)
-        if code == 0 or code > 0x10FFFF:
-            return None
-        out.append(chr(code))
-        i = match.end()
-    return "".join(out)
 
 
 __all__ = [
