@@ -25,6 +25,8 @@ from earshot.core.permissions._wrappers import Word
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EXPANSION = re.compile(r"\$\{(!?)([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])(.*)\}", re.DOTALL)
 _ARITH_TEST = re.compile(r"-(eq|ne|lt|le|gt|ge)\b")
+_TEST_V = re.compile(r"(^|\s)-v\s")
+_SUBSCRIPT = re.compile(r"\[(.*)\]", re.DOTALL)
 
 # builtins whose operands (or the value of an option) name variables bash assigns
 _TARGET_OPTION = {"printf": "v", "read": "a", "wait": "p"}
@@ -77,9 +79,13 @@ class Evaluated:
         self.arithmetic.update(_NAME.findall(text))
 
     def test_text(self, text: str) -> None:
-        """``[[ ... ]]``: the operands of -eq and friends are arithmetic."""
+        """``[[ ... ]]`` and ``[ ... ]``: the operands of -eq and friends are arithmetic,
+        and ``-v`` evaluates the subscript of the name it tests."""
         if _ARITH_TEST.search(text):
             self.arithmetic_text(text)
+        if _TEST_V.search(text):
+            for subscript in _SUBSCRIPT.findall(text):
+                self.target(Word(f"v[{subscript}]", True), "-v")
 
     def expansion(self, text: str) -> None:
         found = _EXPANSION.fullmatch(text)
@@ -111,6 +117,8 @@ class Evaluated:
             for word in args:
                 if not word.literal:
                     self.problems.append("let evaluates text computed when it runs")
+                elif "$(" in word.value or "`" in word.value:
+                    self.problems.append(f"let runs the code in {_short(word.value)}")
                 else:
                     self.arithmetic_text(word.value)
             return

@@ -431,7 +431,7 @@ def _expand(argv: list[Word], assignments: list[str], depth: int, out: _Out) -> 
     if inner is None:  # not a wrapper
         _emit(argv, assignments, "", out, _programs.inspect(program, argv[1:]))
         return
-    out.writes.extend(ShellWrite(w.value, w.literal, program, w.tilde) for w in inner.writes)
+    out.writes.extend(_file(w, program) for w in inner.writes)
     if inner.problem:
         _emit(argv, assignments, inner.problem, out)
         return
@@ -466,8 +466,10 @@ def _emit(
     texts = _spellings(argv, assignments)
     if found.normal is not None:
         texts.extend(t for t in _spellings(found.normal, []) if t not in texts)
-    out.writes.extend(_file(w, name.value) for w in found.writes)
-    out.reads.extend(_file(w, name.value) for w in found.reads)
+    program = name.value.rpartition("/")[2]
+    writes = [w for w in found.writes if not (w.literal and w.value in NOT_FILES)]
+    out.writes.extend(_file(w, program) for w in writes)
+    out.reads.extend(_file(w, program) for w in dict.fromkeys(found.reads))
     directory = name.value.rpartition("/")[0] or "/"
     system = name.literal and ("/" not in name.value or directory in SYSTEM_BIN_DIRS)
     read_only = found.read_only and system and not assignments and not opaque
