@@ -10,11 +10,12 @@
                   own -delete, -fprint), tee (writes), env with an assignment that is not
                   in SAFE_ASSIGNMENTS
     script        the inner commands are a string to parse again: bash|sh|zsh|dash|ksh -c,
-                  eval, su -c, watch
+                  eval, su -c, watch, trap, parallel, flock -c (see ``_unwrap.py``)
 
-Any other program that runs its arguments (``python -c``, ``awk 'BEGIN{system(...)}'``,
-``make``) is checked as itself: a rule for ``rm`` cannot see into it, so it needs its own
-allow rule (or the mode) to run.
+This module holds the option scanner and the classic wrappers; ``_unwrap.py`` holds the
+table and the programs that run strings or their input. Interpreters with inline code
+(``python3 -c``, ``awk 'BEGIN{system(...)}'``) are in ``_interpreters.py``: only a rule
+naming the flag allows them. Any other program (``make``) is checked as itself.
 
 A wrapper whose options cannot be read (an unknown flag, a computed word where an option
 belongs) yields a ``problem``: the command is then unreadable and is never allowed.

@@ -6,13 +6,18 @@
         commands   every simple command the line can run, wherever it sits: after ``&&``,
                    ``||``, ``;``, ``|``, ``|&``, ``&`` or a newline; in ``( )``, ``{ }``,
                    ``$( )``, backticks, ``<( )``, ``>( )``, ``if/for/while/until/case``
-                   bodies, function bodies, arithmetic and parameter expansions; and the
-                   inner commands of the wrappers in ``_wrappers.py`` (``bash -c``, ``eval``,
-                   ``env``, ``sudo``, ``xargs``, ``find -exec`` ...)
+                   bodies, function bodies, arithmetic and parameter expansions, unquoted
+                   here-document bodies, ``trap`` handlers; and the inner commands of the
+                   wrappers in ``_unwrap.py`` (``bash -c``, ``eval``, ``env``, ``sudo``,
+                   ``xargs``, ``find -exec`` ...)
         writes     output redirections (``>``, ``>>``, ``>|``, ``&>``, ``&>>``, ``<>``,
-                   ``>&FILE``) and the files of ``tee``, ``time -o``, ``find -fprint``
+                   ``>&FILE``), the files of ``tee``, ``time -o``, ``find -fprint``, and the
+                   arguments programs write (``_programs.py``: ``cp``, ``sed -i`` ...)
+        reads      ``< FILE`` and the literal file arguments of every command
         problems   what the parser could not read; a line with problems is never allowed
+                   (also text bash evaluates as code, ``_code.py``)
         changes_dir  whether a ``cd``/``pushd``/``popd`` may move relative writes elsewhere
+        read_only  every command is a read-only program and nothing is written
 
 The parser is tree-sitter's bash grammar; each line is parsed once, and the inner strings of
 ``bash -c`` and ``eval`` are parsed the same way (to a fixed depth). A word whose value bash
