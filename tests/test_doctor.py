@@ -168,3 +168,39 @@ def test_a_corrupt_compiled_decoder_still_decodes_as_pure_python(tmp_path: Path)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "ping {} ['earshot.providers.sse']\n"
+
+
+def _path_without_bwrap(tmp_path: Path) -> str:
+    """A PATH with bash and git but no bwrap."""
+    bin_dir = tmp_path / "bin-no-bwrap"
+    bin_dir.mkdir()
+    for program in ("bash", "git"):
+        found = shutil.which(program)
+        assert found is not None
+        (bin_dir / program).symlink_to(found)
+    return str(bin_dir)
+
+
+def test_doctor_shows_the_sandbox_and_how_to_install_it_when_missing(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    shown = json.loads(doctor("--json", cwd=work).stdout)["sandbox"]
+    assert shown["mode"] == "auto"
+    if sys.platform == "win32":
+        assert shown["active"] is False
+        assert "this OS has no sandbox" in shown["note"]
+        return
+    assert shown["active"] is True
+    assert shown["backend"] == ("bwrap" if sys.platform.startswith("linux") else "seatbelt")
+    if not sys.platform.startswith("linux"):
+        return
+    no_bwrap = _path_without_bwrap(tmp_path)
+    done = doctor(cwd=work, env={"PATH": no_bwrap})
+    assert done.returncode == 0
+    assert "bubblewrap (bwrap) is not on PATH" in done.stdout
+    assert "install" in done.stderr and "bubblewrap" in done.stderr
+    (work / ".earshot").mkdir()
+    (work / ".earshot" / "settings.local.json").write_text('{"sandbox": {"mode": "required"}}')
+    refused = doctor(cwd=work, env={"PATH": no_bwrap})
+    assert refused.returncode == 1
+    assert 'sandbox.mode is "required"' in refused.stderr

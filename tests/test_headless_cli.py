@@ -36,7 +36,11 @@ def _env(fake: FakeProvider) -> dict[str, str]:
 
 
 def earshot(
-    fake: FakeProvider, cwd: Path, *args: str, stdin: str = ""
+    fake: FakeProvider,
+    cwd: Path,
+    *args: str,
+    stdin: str = "",
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "earshot", "--model", MODEL, *args],
@@ -44,7 +48,7 @@ def earshot(
         capture_output=True,
         text=True,
         cwd=cwd,
-        env=_env(fake),
+        env={**_env(fake), **(env or {})},
         timeout=60,
         check=False,
     )

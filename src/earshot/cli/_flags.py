@@ -45,6 +45,13 @@ FLAGS: tuple[Flag, ...] = (
         "plan, ask, accept-edits, auto or yolo.",
     ),
     Flag(
+        ("--sandbox",),
+        "sandbox",
+        "str",
+        "MODE",
+        "OS sandbox for shell commands: auto, required or off.",
+    ),
+    Flag(
         ("--allow",), "allow", "list", "RULE", "Allow calls matching RULE, e.g. 'Bash(npm test)'."
     ),
     Flag(("--ask",), "ask", "list", "RULE", "Ask before calls matching RULE."),

@@ -144,6 +144,33 @@ def _tools() -> tuple[JSONObject, list[str]]:
     return tools, []
 
 
+def _sandbox(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
+    """The OS sandbox shell commands would run in here: its mode, backend and whether it
+    starts; a warning when commands would run unconfined, a problem when refused."""
+    from earshot.core.sandbox import load_sandbox_config, open_sandbox
+    from earshot.core.settings import SettingsError, load_settings, project_root
+
+    try:
+        config = load_sandbox_config(load_settings(cwd).files, project_root(cwd))
+    except SettingsError as exc:
+        return {"mode": "unknown", "error": str(exc)}, [], []
+    sandbox = open_sandbox(cwd, config)
+    if sandbox.active:
+        sandbox.wrap(["true"])  # the first wrap checks that the backend can start
+    record: JSONObject = {"mode": config.mode, "network": config.network}
+    backend = sandbox.backend
+    if backend is not None:
+        record |= {"active": True, "backend": backend.kind, "path": backend.path}
+        return record, list(config.ignored), []
+    record["active"] = False
+    if config.mode == "off":
+        return record, list(config.ignored), []
+    record["note"] = sandbox.notice
+    if config.mode == "required":
+        return record, list(config.ignored), [sandbox.notice]
+    return record, [*config.ignored, sandbox.notice], []
+
+
 def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
     """The whole report, its warnings and its problems."""
     compiled = compiled_status()
@@ -160,6 +187,9 @@ def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
     stored = auth.get("providers")
     tools, tool_problems = _tools()
     problems += tool_problems
+    sandbox, sandbox_warnings, sandbox_problems = _sandbox(cwd)
+    warnings += sandbox_warnings
+    problems += sandbox_problems
     problems += [
         f"{r['module']} cannot be imported: {r['reason']}"
         for r in compiled
@@ -180,6 +210,7 @@ def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
         "auth": auth,
         "providers": _providers([str(p) for p in stored] if isinstance(stored, list) else []),
         "tools": tools,
+        "sandbox": sandbox,
         "warnings": list[JSONValue](warnings),
         "problems": list[JSONValue](problems),
     }
@@ -231,6 +262,16 @@ def _text(data: JSONObject) -> str:
         else:
             detail = f"not found{': ' + str(record['error']) if 'error' in record else ''}"
         lines.append(f"  {name:<34} {detail}")
+    sandbox = data["sandbox"]
+    assert isinstance(sandbox, dict)
+    if sandbox.get("active"):
+        network = "network on" if sandbox.get("network") else "no network"
+        state = f"{sandbox['backend']} {sandbox['path']} (mode {sandbox['mode']}, {network})"
+    elif sandbox.get("mode") == "off":
+        state = "off (sandbox.mode or --sandbox): commands run unconfined"
+    else:
+        state = str(sandbox.get("note") or sandbox.get("error") or "unavailable")
+    lines += ["", "sandbox", f"  {state}"]
     return "\n".join(lines) + "\n"
 
 

@@ -26,7 +26,7 @@ from earshot.cli.headless import (
     exit_status,
     parse_output_format,
 )
-from earshot.core.events import TurnEnded
+from earshot.core.events import Notice, TurnEnded
 from earshot.providers import types as pt
 
 USAGE = 2
@@ -42,6 +42,7 @@ class HeadlessOptions:
     output_format: str = "text"
     model: str | None = None
     permission_mode: str | None = None
+    sandbox: str | None = None
     max_turns: int | None = None
     max_budget_usd: float | None = None
     images: Sequence[str] = ()
@@ -93,6 +94,7 @@ def options_from(args: list[str]) -> HeadlessOptions:
         output_format=text("output_format") or "text",
         model=text("model"),
         permission_mode=text("permission_mode"),
+        sandbox=text("sandbox"),
         max_turns=max_turns if isinstance(max_turns, int) else None,
         max_budget_usd=float(budget) if isinstance(budget, int | float) else None,
         images=words("images"),
@@ -137,6 +139,7 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
         cwd=cwd,
         model=options.model,
         permission_mode=options.permission_mode,
+        sandbox=options.sandbox,
         allow=options.allow,
         ask_rules=options.ask,
         deny=options.deny,
@@ -148,8 +151,6 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
         append_system_prompt=options.append_system_prompt,
     )
     agent = setup.agent
-    for warning in setup.warnings:
-        sys.stderr.write(f"earshot: warning: {warning}\n")
     renderer = HeadlessRenderer(fmt, sys.stdout, sys.stderr, verbose=options.verbose)
     renderer.init(
         InitInfo(
@@ -162,6 +163,8 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
             memory_files=setup.memory_files,
         )
     )
+    for warning in setup.warnings:
+        renderer.event(Notice(level="warning", message=warning))
     turn_input: str | list[pt.TextPart | pt.ImagePart]
     turn_input = [pt.TextPart(text=options.prompt), *images] if images else options.prompt
     started = time.perf_counter()

@@ -72,6 +72,7 @@ def main(args: list[str]) -> int:
             cwd=cwd,
             model=text("model"),
             permission_mode=text("permission_mode"),
+            sandbox=text("sandbox"),
             allow=words("allow"),
             ask=words("ask"),
             deny=words("deny"),

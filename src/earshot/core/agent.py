@@ -36,7 +36,7 @@ import httpx
 
 from earshot.core import verify
 from earshot.core._execute import ToolBatch
-from earshot.core.approvals import ApproveFn
+from earshot.core.approvals import ApproveFn, sandbox_escalation
 from earshot.core.context import (
     ContextPolicy,
     TokenGauge,
@@ -309,6 +309,7 @@ class Agent:
             procs=self.procs,
             abort=self._abort,
             ask=self.ask,
+            escalate=sandbox_escalation(self.approve, self.gate, self._abort),
             vision=vision,
         )
 

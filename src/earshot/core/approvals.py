@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from earshot.core.tools.base import PermissionRequest
+import anyio
+
+from earshot.core.tools.base import EscalateFn, PermissionRequest
+from earshot.providers.aio import race
 from earshot.providers.types import ToolCallPart
+
+if TYPE_CHECKING:
+    from earshot.core.ports import Gate
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,4 +44,33 @@ class Approval:
 ApproveFn = Callable[[ApprovalRequest], Awaitable[Approval]]
 
 
-__all__ = ["Approval", "ApprovalRequest", "ApproveFn"]
+def sandbox_escalation(
+    approve: ApproveFn | None, gate: Gate, abort: anyio.Event
+) -> EscalateFn | None:
+    """How a tool asks to run a command again outside the OS sandbox: through the same
+    approver as every prompt, raced against ``abort``. None where nobody can be asked
+    (headless). In yolo mode nobody is asked and the answer is no: yolo skips prompts, it
+    does not lift the sandbox. "Allow for the session" counts as once: the sandbox is never
+    lifted for later commands."""
+    if approve is None:
+        return None
+
+    async def escalate(request: PermissionRequest, why: str) -> bool:
+        if gate.mode == "yolo":
+            return False
+        call = ToolCallPart(
+            id="sandbox-escalation", name=request.tool, input={"command": request.command or ""}
+        )
+        ask = ApprovalRequest(
+            call=call,
+            request=request,
+            reason=f"the OS sandbox seems to have stopped it: {why}",
+            title="Run this command again outside the sandbox?",
+        )
+        answer, aborted = await race(lambda: approve(ask), abort)
+        return not aborted and answer is not None and answer.decision != "deny"
+
+    return escalate
+
+
+__all__ = ["Approval", "ApprovalRequest", "ApproveFn", "sandbox_escalation"]

@@ -21,9 +21,11 @@ from earshot.core.approvals import ApproveFn
 from earshot.core.memory import load_memory, memory_prompt
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
 from earshot.core.prompt import git_summary, system_prompt
+from earshot.core.sandbox import load_sandbox_config, open_sandbox
+from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionStore
 from earshot.core.session.entries import MessageEntry
-from earshot.core.settings import Settings, load_settings
+from earshot.core.settings import Settings, load_settings, project_root
 from earshot.core.targets import default_model_ref, load_catalog, target_for
 from earshot.core.tools.base import AnyTool, AskFn
 from earshot.core.tools.state import ToolState
@@ -118,6 +120,7 @@ def create_session(
     max_budget_usd: float | None = None,
     append_system_prompt: str = "",
     settings: Settings | None = None,
+    sandbox: str | None = None,
 ) -> SessionSetup:
     """Build a ready ``Agent`` over a new or resumed session. Raises ``SettingsError``,
     ``CatalogError``/``UnknownModelError``, ``ProviderError`` (a missing key) or
@@ -127,8 +130,10 @@ def create_session(
     rules = load_rules(settings, allow=allow, ask=ask_rules, deny=deny)
     try:
         mode = parse_mode(permission_mode) if permission_mode else rules.default_mode
+        sandbox_mode = parse_sandbox_mode(sandbox) if sandbox else None
     except ValueError as exc:
         raise SessionSetupError(str(exc)) from exc
+    sandbox_config = load_sandbox_config(settings.files, project_root(cwd), mode=sandbox_mode)
     store = SessionStore(cwd)
     source: str | None = resume
     if source is None and continue_latest:
@@ -152,6 +157,13 @@ def create_session(
     history: list[pt.Message] = session.history() if resumed else []
     entry_ids = _entry_ids(session, history) if resumed else []
     state = ToolState()
+    state.sandbox = confined = open_sandbox(
+        cwd,
+        sandbox_config,
+        additional=rules.additional_directories,
+        protected=rules.protected_directories,
+    )
+    warnings = [*sandbox_config.ignored, *([confined.notice] if confined.notice else [])]
     if resumed:
         state.todos = list(session.todos())
     tools = [*builtin_tools(), *extra_tools]
@@ -192,7 +204,7 @@ def create_session(
         mode=mode,
         model_ref=ref,
         resumed=resumed,
-        warnings=list(session.warnings()) if resumed else [],
+        warnings=[*(session.warnings() if resumed else ()), *warnings],
         memory_files=[str(f.path) for f in memory],
     )
 

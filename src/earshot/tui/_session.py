@@ -21,6 +21,7 @@ class TuiOptions:
     cwd: Path
     model: str | None = None
     permission_mode: str | None = None
+    sandbox: str | None = None
     allow: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
@@ -49,6 +50,7 @@ def open_setup(
         cwd=options.cwd,
         model=model or options.model,
         permission_mode=mode or options.permission_mode,
+        sandbox=options.sandbox,
         allow=options.allow,
         ask_rules=options.ask,
         deny=options.deny,

@@ -58,6 +58,9 @@ class Question:
 
 
 AskFn = Callable[[Question], Awaitable[str | None]]
+EscalateFn = Callable[[PermissionRequest, str], Awaitable[bool]]
+"""Ask a person whether ``request`` may run outside the OS sandbox (the text says why it
+seems to need to); True only when they allowed it."""
 
 
 @dataclass(kw_only=True)
@@ -68,6 +71,7 @@ class ToolContext:
     procs: ProcessOps = field(default_factory=LocalProcessOps)
     abort: anyio.Event = field(default_factory=anyio.Event)
     ask: AskFn | None = None
+    escalate: EscalateFn | None = None
     vision: bool = False
 
     def resolve(self, path: str) -> Path:
@@ -239,6 +243,7 @@ def define_tool(
 __all__ = [
     "AnyTool",
     "AskFn",
+    "EscalateFn",
     "PermissionKind",
     "PermissionRequest",
     "PreparedCall",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import signal
 from collections import deque
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import anyio
@@ -149,6 +150,10 @@ class _Collected:
         while self._tail_size - len(self._tail[0]) >= self._keep:
             self._tail_size -= len(self._tail.popleft())
 
+    def text(self) -> str:
+        """What is kept: all of it, or its head and tail."""
+        return "".join(self._head) + "".join(self._tail)
+
     def render(self, *, max_chars: int, max_lines: int, hint: str) -> str:
         """The output capped head+tail, with a marker naming what was cut."""
         head = "".join(self._head)
@@ -223,11 +228,12 @@ def _check_cwd(ctx: ToolContext) -> None:
 async def _background(args: BashInput, ctx: ToolContext) -> ToolResult:
     choice = find_bash()
     _check_cwd(ctx)
+    argv = _confined(ctx, [choice.path, "-c", args.command])
     try:
         shell = await start_background(
             ctx.state,
             ctx.procs,
-            argv=[choice.path, "-c", args.command],
+            argv=argv,
             cwd=ctx.cwd,
             command=args.command,
             description=args.description,
@@ -264,14 +270,46 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
     if choice.note:
         notes.append(choice.note)
     _check_cwd(ctx)
+    plain = [choice.path, "-c", args.command]
+    run = await _run(_confined(ctx, plain), timeout_ms, ctx, choice.path)
+    sandbox = ctx.state.sandbox
+    if sandbox is not None and (note := sandbox.take_note()):
+        notes.append(note)
+    why = sandbox.blocked_by(run.collected.text()) if sandbox is not None else None
+    if why is not None and run.outcome == "exited" and run.code == 0:
+        notes.append(
+            f"part of this command seems to have been stopped by the OS sandbox: {why}; "
+            "the command went on and exited 0"
+        )
+    elif why is not None and run.outcome == "exited":
+        note, rerun = await _escalation(args, ctx, why)
+        notes.append(note)
+        if rerun:
+            run = await _run(plain, timeout_ms, ctx, choice.path)
+    return _result(args, ctx, run, timeout_ms, notes)
+
+
+@dataclass
+class _Run:
+    outcome: Outcome
+    code: int | None
+    collected: _Collected
+    pipes_held: bool
+
+
+def _confined(ctx: ToolContext, argv: list[str]) -> list[str]:
+    """``argv`` inside the session's OS sandbox (as it is without one)."""
+    sandbox = ctx.state.sandbox
+    return argv if sandbox is None else sandbox.wrap(argv)
+
+
+async def _run(argv: list[str], timeout_ms: int, ctx: ToolContext, shell: str) -> _Run:
     if ctx.abort.is_set():
         raise ToolError("interrupted before the command started", "interrupted")
     try:
-        process = await ctx.procs.spawn(
-            [choice.path, "-c", args.command], cwd=ctx.cwd, env=child_env()
-        )
+        process = await ctx.procs.spawn(argv, cwd=ctx.cwd, env=child_env())
     except OSError as exc:
-        raise ToolError(f"could not start {choice.path}: {exc}", "could not start") from exc
+        raise ToolError(f"could not start {shell}: {exc}", "could not start") from exc
     collected = _Collected()
     try:
         outcome, pipes_held = await _supervise(process, collected, timeout_ms / 1000, ctx)
@@ -280,6 +318,43 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
             ctx.procs.kill_tree(process)
         with anyio.move_on_after(KILL_GRACE_S, shield=True):
             await process.aclose()
+        if ctx.state.sandbox is not None:
+            ctx.state.sandbox.tidy()
+    return _Run(outcome, process.returncode, collected, pipes_held)
+
+
+async def _escalation(args: BashInput, ctx: ToolContext, why: str) -> tuple[str, bool]:
+    """Ask whether the command may run again outside the sandbox: the note for the model,
+    and whether to run it again unconfined."""
+    request = PermissionRequest(
+        tool="bash",
+        kind="execute",
+        command=args.command,
+        detail=f"{args.command}\n\n(outside the sandbox: {why})",
+    )
+    if ctx.escalate is not None and await ctx.escalate(request, why):
+        return (
+            f"the OS sandbox stopped the first run ({why}); the user allowed it outside the "
+            "sandbox, so this is the output of a second, unconfined run",
+            True,
+        )
+    who = (
+        "the user denied running it outside the sandbox"
+        if ctx.escalate is not None
+        else "nobody can approve running it outside the sandbox here"
+    )
+    return (
+        f"this command seems to have been stopped by the OS sandbox: {why}. It was not run "
+        f"outside the sandbox ({who}). Work inside the project directory, or ask the user "
+        "to allow it (sandbox settings: docs/sandbox.md)",
+        False,
+    )
+
+
+def _result(
+    args: BashInput, ctx: ToolContext, run: _Run, timeout_ms: int, notes: list[str]
+) -> ToolResult:
+    outcome, collected, pipes_held = run.outcome, run.collected, run.pipes_held
     output = collected.render(
         max_chars=MAX_OUTPUT_CHARS,
         max_lines=MAX_OUTPUT_LINES,
@@ -296,12 +371,12 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
     label = _label(args)
     display: JSONObject = {
         "command": args.command,
-        "exit_code": process.returncode,
+        "exit_code": run.code,
         "outcome": outcome,
     }
     match outcome:
         case "exited":
-            code = process.returncode if process.returncode is not None else -1
+            code = run.code if run.code is not None else -1
             parts.append(_exit_line(code))
             return ToolResult.text(
                 "\n".join(parts), brief=f"{label} (exit {code})", display=display

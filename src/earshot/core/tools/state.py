@@ -4,6 +4,7 @@ and background shells. One ``ToolState`` per session; subagents get their own.""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -39,6 +40,28 @@ class BackgroundShell(Protocol):
     def kill(self) -> None: ...
 
 
+class ShellSandbox(Protocol):
+    """The OS sandbox shell commands run in (see ``core/sandbox.py``)."""
+
+    @property
+    def active(self) -> bool: ...
+
+    def wrap(self, argv: Sequence[str]) -> list[str]:
+        """``argv`` confined; raises a ``ToolError`` when commands may not run unconfined
+        and there is no sandbox."""
+        ...
+
+    def blocked_by(self, output: str) -> str | None:
+        """Why a failed command's output looks like the sandbox stopped it, or None."""
+        ...
+
+    def tidy(self) -> None: ...
+
+    def take_note(self) -> str:
+        """A note for the model, once (the sandbox could not start), else empty."""
+        ...
+
+
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -48,6 +71,7 @@ class ToolState:
     read_files: dict[Path, ReadRecord] = field(default_factory=dict)
     todos: list[Todo] = field(default_factory=list)
     shells: dict[str, BackgroundShell] = field(default_factory=dict)
+    sandbox: ShellSandbox | None = None
 
     def record_read(self, path: Path, data: bytes, files: FileOps) -> None:
         st = files.stat(path)
@@ -70,4 +94,12 @@ class ToolState:
         return f"{path} changed on disk since it was read; read it again before changing it"
 
 
-__all__ = ["BackgroundShell", "ReadRecord", "Todo", "TodoStatus", "ToolState", "digest"]
+__all__ = [
+    "BackgroundShell",
+    "ReadRecord",
+    "ShellSandbox",
+    "Todo",
+    "TodoStatus",
+    "ToolState",
+    "digest",
+]
