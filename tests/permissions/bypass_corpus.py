@@ -357,6 +357,8 @@ CLASSES: dict[str, list[tuple[str, str, str] | tuple[str, str, str, Mode]]] = {
         ("./pwd", "ask", "a local program named like a reader"),
         ("wc -l $(make)", "ask", "a substitution running another program"),
         ("pwd > out.txt", "ask", "a write redirection"),
+        ("egrep -r KEY .", "ask", "a recursive search over a denied file"),
+        ("rg KEY", "ask", "rg searches the working directory"),
         ("make", "deny", "plan mode refuses another program", "plan"),
     ],
 }

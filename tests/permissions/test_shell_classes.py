@@ -4,11 +4,14 @@ decisions these lead to are in the bypass corpus (``bypass_corpus.py``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from earshot.core.permissions._programs import INLINE_STDIN
 from earshot.core.permissions.match import glob_paths_meet, segments_meet
 from earshot.core.permissions.shell import parse_line
+from tests.permissions.helpers import bash, outcome, ruleset
 
 
 def commands(line: str) -> list[str]:
@@ -328,6 +331,34 @@ def test_git_global_options_are_dropped_for_deny_and_ask_rules(line: str, also: 
 )
 def test_a_line_of_read_only_programs_is_read_only(line: str, read_only: bool) -> None:
     assert parse_line(line).read_only is read_only
+
+
+@pytest.mark.parametrize(
+    ("line", "below"),
+    [
+        ("grep -r KEY src lib", ["src", "lib"]),
+        ("grep -R KEY", ["."]),
+        ("grep -d recurse KEY x", ["x"]),
+        ("rg KEY", ["."]),
+        ("rg -n KEY src", ["src"]),
+        ("grep KEY a.txt", []),
+    ],
+)
+def test_recursive_searches_name_the_directories_they_read_below(
+    line: str, below: list[str]
+) -> None:
+    assert [b.target for b in parse_line(line).below] == below
+
+
+def test_a_recursive_search_that_could_reach_a_denied_file_is_not_read_only(
+    tmp_path: Path,
+) -> None:
+    rules = ruleset(tmp_path, deny=["Read(./.env)"])
+    assert outcome(rules, "ask", tmp_path, bash("grep -r KEY src")) == "allow"
+    assert outcome(rules, "ask", tmp_path, bash("grep -r KEY .")) == "ask"
+    assert outcome(rules, "ask", tmp_path, bash("rg KEY")) == "ask"
+    named = ruleset(tmp_path, deny=["Read(*.pem)"])
+    assert outcome(named, "ask", tmp_path, bash("grep -r KEY src")) == "ask"
 
 
 # --- globs read as patterns ---------------------------------------------------------------------

@@ -26,6 +26,7 @@ class Effects:
     inline: str = ""
     normal: list[Word] | None = None
     problem: str = ""
+    below: list[Word] = field(default_factory=list)
 
 
 @dataclass

@@ -82,6 +82,20 @@ def inline_reason(inline: str) -> str:
     )
 
 
+def denied_below(rules: RuleSet, cwd: str, real_cwd: str, parsed: ParsedLine) -> bool:
+    """Whether a recursive search of the line could read a file a Read deny rule covers:
+    then the line is not read-only, and the rules and the mode decide it."""
+    denying = rules.select("deny", "read")
+    for searched in parsed.below if denying else ():
+        if not searched.literal:
+            return True
+        target = os.path.expanduser(searched.target) if searched.tilde else searched.target
+        for base in absolute_globs(target, cwd):
+            if m.first_glob_match(denying, base.rstrip("/") + "/**", cwd, real_cwd, True):
+                return True
+    return False
+
+
 def naming_rules(rules: tuple[m.Rule, ...], inline: str) -> tuple[m.Rule, ...]:
     """The allow rules that name the code's flag (``Bash(python3 -c *)``), or for code with
     no flag the program text itself; an exact session grant always does."""
@@ -160,6 +174,7 @@ def glob_escapes(
 __all__ = [
     "READ_ONLY_REASON",
     "absolute_globs",
+    "denied_below",
     "glob_escapes",
     "inline_reason",
     "naming_rules",

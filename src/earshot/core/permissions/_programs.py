@@ -289,7 +289,8 @@ def inspect(program: str, args: list[Word]) -> Effects:
     if program == "find":
         found.reads.extend(_find_starts(args))
     elif program in _PATTERN_FIRST:
-        found.reads.extend(_search_reads(args, spec.valued if spec is not None else ""))
+        reads, found.below = _search_reads(program, args, spec.valued if spec else "")
+        found.reads.extend(reads)
     elif (spec is None or spec.files) and program not in _NO_READS:
         written = found.writes
         found.reads.extend(w for w in file_arguments(args) if w not in written)
@@ -311,14 +312,20 @@ def _find_starts(args: list[Word]) -> list[Word]:
     return file_arguments(starts)
 
 
-def _search_reads(args: list[Word], valued: str) -> list[Word]:
-    """grep/rg: the operands after the pattern, and the files of ``-f``."""
-    parsed = _split(args, valued, frozenset({"regexp", "file"}))
+def _search_reads(program: str, args: list[Word], valued: str) -> tuple[list[Word], list[Word]]:
+    """grep/rg: the operands after the pattern and the files of ``-f``; and, when it
+    searches directories, the directories it reads everything below (``.`` by default)."""
+    parsed = _split(args, valued, frozenset({"regexp", "file", "directories"}))
     pattern_files = _values(parsed, "f", "file")
     operands = parsed.operands
     if not _has(parsed, "e", "regexp", "f", "file"):
         operands = operands[1:]
-    return file_arguments([w for w in [*operands, *pattern_files] if w.literal])
+    recursive = program in ("rg", "ag", "ack") or _has(
+        parsed, "r", "R", "recursive", "dereference-recursive"
+    )
+    recursive = recursive or any(w.value == "recurse" for w in _values(parsed, "d", "directories"))
+    below = (operands or [Word(".", True)]) if recursive else []
+    return file_arguments([w for w in [*operands, *pattern_files] if w.literal]), below
 
 
 def _home(value: str) -> bool:

@@ -322,9 +322,12 @@ def _decide_line(
             )
         )
 
+    line_read_only = parsed.read_only and not _line.denied_below(
+        rules, place.cwd, place.real_cwd, parsed
+    )
     for command in parsed.commands:
         verdict = _command_verdict(rules, mode, command, read_only)
-        if parsed.read_only and verdict.outcome != "allow" and verdict.rule is None:
+        if line_read_only and verdict.outcome != "allow" and verdict.rule is None:
             verdict = _Verdict("allow", _line.READ_ONLY_REASON)  # step 2 for shell lines
         add(command.text, "command", verdict)
     for write in parsed.writes:

@@ -105,7 +105,8 @@ class ParsedLine:
     """``reads`` are the literal file arguments and ``<`` inputs of every command;
     ``read_only`` says every command is read-only and nothing is written or unreadable;
     ``dotglob`` that a glob may match names starting with a dot; ``directories`` the
-    literal targets of its ``cd`` and ``pushd`` commands."""
+    literal targets of its ``cd`` and ``pushd`` commands; ``below`` the directories a
+    recursive search (``grep -r``, ``rg``) reads everything under."""
 
     commands: tuple[ShellCommand, ...]
     writes: tuple[ShellWrite, ...]
@@ -115,6 +116,7 @@ class ParsedLine:
     read_only: bool = False
     dotglob: bool = False
     directories: tuple[str, ...] = ()
+    below: tuple[ShellWrite, ...] = ()
 
 
 @dataclass
@@ -128,6 +130,7 @@ class _Out:
     dotglob: bool = False
     sources: list[bytes] = field(default_factory=list)
     directories: list[str] = field(default_factory=list)
+    below: list[ShellWrite] = field(default_factory=list)
 
 
 _PARSER = Parser(Language(tree_sitter_bash.language()))
@@ -158,6 +161,7 @@ def parse_line(source: str) -> ParsedLine:
         read_only,
         out.dotglob,
         tuple(out.directories),
+        tuple(out.below),
     )
 
 
@@ -475,6 +479,7 @@ def _emit(
     writes = [w for w in found.writes if not (w.literal and w.value in NOT_FILES)]
     out.writes.extend(_file(w, program) for w in writes)
     out.reads.extend(_file(w, program) for w in dict.fromkeys(found.reads))
+    out.below.extend(_file(w, program) for w in found.below)
     directory = name.value.rpartition("/")[0] or "/"
     system = name.literal and ("/" not in name.value or directory in SYSTEM_BIN_DIRS)
     read_only = found.read_only and system and not assignments and not opaque
