@@ -202,6 +202,8 @@ CLASSES: dict[str, list[tuple[str, str, str] | tuple[str, str, str, Mode]]] = {
         ("unset 'a[$(rm -rf ~)]'", "ask", "unset of a subscript"),
         ("test -v 'a[$(rm -rf ~)]'", "ask", "test -v of a subscript"),
         ("let 'a[$(rm -rf ~)]=1'", "ask", "let of a subscript"),
+        ("x=y; read y < f; echo $((x))", "ask", "a name reaching a value from input"),
+        ("f() { echo $(($1)); }; f 'a[$(rm -rf ~)]'", "ask", "arithmetic on an argument"),
         ("x=1; echo $((x + 1))", "allow", "arithmetic on a literal value"),
     ],
     "prompt expansion": [

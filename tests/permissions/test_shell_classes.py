@@ -62,6 +62,9 @@ def test_a_quoted_here_document_stays_data() -> None:
         "x=$(cat f); echo ${!x}",
         "for i in $(cat f); do echo $((i)); done",
         "mapfile lines < f; echo $((lines))",
+        "x=y; read y; echo $((x))",
+        "f() { echo $(($1 + 1)); }; f 'a[$(rm x)]'",
+        "bash -c '[[ $1 -eq 1 ]]' _ 'a[$(rm x)]'",
         "read $name",
         "echo ${x@P}",
         "alias ls='rm x'",
@@ -91,6 +94,7 @@ def test_text_bash_would_run_that_earshot_cannot_prove_is_unreadable(line: str) 
     [
         "x=1; echo $((x + 1))",
         "for i in 1 2 3; do echo $((i * 2)); done",
+        "x=y; y=2; echo $((x + $#))",
         "for ((i = 0; i < 3; i++)); do echo $i; done",
         "a[0]=1; echo ${a[0]}",
         "read x < f; echo $x",

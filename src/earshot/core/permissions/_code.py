@@ -25,6 +25,9 @@ from earshot.core.permissions._wrappers import Word
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EXPANSION = re.compile(r"\$\{(!?)([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])(.*)\}", re.DOTALL)
 _ARITH_TEST = re.compile(r"-(eq|ne|lt|le|gt|ge)\b")
+_POSITIONAL = re.compile(r"\$\{?[0-9@*]")
+_ARGUMENTS = "@"
+"""Stands for the positional parameters, which the line cannot prove harmless."""
 _TEST_V = re.compile(r"(^|\s)-v\s")
 _SUBSCRIPT = re.compile(r"\[(.*)\]", re.DOTALL)
 
@@ -39,6 +42,7 @@ class Evaluated:
     unsafe: set[str] = field(default_factory=set)
     arithmetic: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
+    refers: dict[str, set[str]] = field(default_factory=dict)
 
     def note(self, node: Node) -> bool:
         """Note what ``node`` gives a value or evaluates; True for an assignment standing
@@ -74,9 +78,14 @@ class Evaluated:
         """``name=value`` somewhere in the line (``value`` None: read from input)."""
         if value is None or not value.literal or "[" in value.value:
             self.unsafe.add(name)
+        else:  # arithmetic on ``name`` evaluates the names in its value in turn
+            self.refers.setdefault(name, set()).update(_NAME.findall(value.value))
 
     def arithmetic_text(self, text: str) -> None:
         self.arithmetic.update(_NAME.findall(text))
+        if _POSITIONAL.search(text):
+            self.arithmetic.add(_ARGUMENTS)
+            self.unsafe.add(_ARGUMENTS)  # a function's or a script's arguments
 
     def test_text(self, text: str) -> None:
         """``[[ ... ]]`` and ``[ ... ]``: the operands of -eq and friends are arithmetic,
@@ -167,7 +176,14 @@ class Evaluated:
             self.arithmetic_text(value.value)
 
     def finish(self) -> list[str]:
-        both = sorted(self.unsafe & self.arithmetic)
+        reached = set(self.arithmetic)
+        todo = list(reached)
+        while todo:
+            for name in self.refers.get(todo.pop(), ()):
+                if name not in reached:
+                    reached.add(name)
+                    todo.append(name)
+        both = sorted(self.unsafe & reached)
         if both:
             return [
                 *self.problems,
