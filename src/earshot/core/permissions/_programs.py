@@ -123,6 +123,88 @@ def _truncate(args: list[Word]) -> Effects:
     return Effects(writes=parsed.operands, reads=_values(parsed, "r", "reference"))
 
 
+_CURL_VALUED = "oTKdFHAuxXwbcerEYymCDzUQtP"
+_CURL_LONG = _names(
+    "output upload-file config data data-binary data-raw data-urlencode form form-string "
+    "header user-agent user proxy request write-out cookie cookie-jar referer range cert "
+    "max-time dump-header output-dir json url"
+)
+
+
+def _curl(args: list[Word]) -> Effects:
+    """curl writes ``-o``, ``-c``, ``-D``, ``--output-dir``; it reads (and may send)
+    ``-T``, ``-K`` and the ``@file`` of ``-d``, ``-F``, ``--json`` and friends."""
+    parsed = _split(args, _CURL_VALUED, _CURL_LONG)
+    found = Effects(writes=_values(parsed, "o", "output", "c", "cookie-jar", "D", "dump-header"))
+    found.writes.extend(_values(parsed, "output-dir"))
+    found.reads = _values(parsed, "T", "upload-file", "K", "config")
+    for word in _values(parsed, "d", "data", "data-binary", "data-urlencode", "F", "form", "json"):
+        _, at, rest = word.value.partition("@")
+        name = rest.partition(";")[0]
+        if at and name and name != "-":
+            found.reads.append(Word(name, word.literal, word.glob, _home(name)))
+    return found
+
+
+def _wget(args: list[Word]) -> Effects:
+    long = _names("output-document output-file append-output directory-prefix input-file")
+    long |= _names("post-file body-file execute")
+    parsed = _split(args, "OoaPie", long)
+    found = Effects(writes=_values(parsed, "O", "output-document", "o", "output-file"))
+    found.writes.extend(_values(parsed, "a", "append-output", "P", "directory-prefix"))
+    found.reads = _values(parsed, "i", "input-file", "post-file", "body-file")
+    if _has(parsed, "e", "execute"):
+        found.problem = "wget -e runs wgetrc commands earshot does not read"
+    return found
+
+
+_TAR_VALUED = "fCTXbHIKLNVg"
+_TAR_RUNS = _names(
+    "to-command use-compress-program checkpoint-action info-script new-volume-script"
+)
+
+
+def _tar(args: list[Word]) -> Effects:
+    """tar writes its archive when it creates one and the ``-C`` directory when it extracts;
+    an option that runs a program fails closed."""
+    if args and args[0].literal and not args[0].value.startswith("-"):
+        args = [Word("-" + args[0].value, True), *args[1:]]  # old style: tar czf out dir
+    parsed = _split(args, _TAR_VALUED, _names("file directory files-from exclude-from"))
+    found = Effects()
+    if any(name in _TAR_RUNS or name == "I" for name, _ in parsed.options):
+        found.problem = "tar runs a program named in its options"
+    modes = {name for name, _ in parsed.options}
+    archives = _values(parsed, "f", "file")
+    if modes & {"c", "r", "u", "A", "create", "append", "update"}:
+        found.writes.extend(archives)
+    else:
+        found.reads.extend(archives)
+    if modes & {"x", "extract", "get"}:
+        found.writes.extend(_values(parsed, "C", "directory") or [Word(".", True)])
+    found.reads.extend(_values(parsed, "T", "files-from", "X", "exclude-from"))
+    return found
+
+
+def _unzip(args: list[Word]) -> Effects:
+    parsed = _split(args, "dx")
+    return Effects(writes=_values(parsed, "d"))
+
+
+def _rsync(args: list[Word]) -> Effects:
+    parsed = _split(args, "eBfTM", _names("rsh rsync-path filter temp-dir"))
+    found = Effects()
+    for shell in _values(parsed, "e", "rsh"):
+        if not (shell.literal and shell.value.split(" ")[0] in ("ssh", "/usr/bin/ssh")):
+            found.problem = "rsync -e runs a program earshot does not read"
+    operands = parsed.operands
+    if len(operands) > 1:
+        target = operands[-1]
+        remote = target.literal and ":" in target.value.partition("/")[0]
+        found.writes = [] if remote else [target]
+        found.reads = operands[:-1]
+    return found
+
+
 def _touch(args: list[Word]) -> Effects:
     parsed = _split(args, "dtr", frozenset({"date", "reference", "time"}))
     return Effects(writes=parsed.operands, reads=_values(parsed, "r", "reference"))
@@ -257,6 +339,11 @@ WRITERS: dict[str, Handler] = {
     "chgrp": _after_first,
     "sort": _sort,
     "find": _find,
+    "curl": _curl,
+    "wget": _wget,
+    "tar": _tar,
+    "unzip": _unzip,
+    "rsync": _rsync,
     "git": _git,
     "python": _PYTHON,
     "python3": _PYTHON,
@@ -332,11 +419,29 @@ def _home(value: str) -> bool:
     return value == "~" or value.startswith("~/")
 
 
+_HOME_WORD = re.compile(r'"?\$(HOME|\{HOME\})(/[^$`"\'\\*?\[{]*)?"?')
+
+
+def home_path(word: Word) -> Word | None:
+    """``$HOME/x`` (or ``"${HOME}/x"``) as the literal ``~/x``: the home directory comes
+    from earshot's environment, which the line cannot change before it expands."""
+    if word.literal:
+        return None
+    found = _HOME_WORD.fullmatch(word.value)
+    if found is None:
+        return None
+    return Word("~" + (found.group(2) or ""), True, tilde=True)
+
+
 def file_arguments(args: list[Word]) -> list[Word]:
     """Words that may name a file: operands, ``--opt=VALUE`` and ``key=VALUE`` values, and
     the path of ``REV:path``."""
     found: list[Word] = []
     for word in args:
+        home = home_path(word)
+        if home is not None:
+            found.append(home)
+            continue
         if not word.literal or word.marker or not word.value:
             continue
         value = word.value
@@ -353,4 +458,12 @@ def file_arguments(args: list[Word]) -> list[Word]:
     return found
 
 
-__all__ = ["INLINE_STDIN", "READ_ONLY", "WRITERS", "Effects", "ReadOnly", "file_arguments"]
+__all__ = [
+    "INLINE_STDIN",
+    "READ_ONLY",
+    "WRITERS",
+    "Effects",
+    "ReadOnly",
+    "file_arguments",
+    "home_path",
+]

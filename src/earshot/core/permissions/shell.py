@@ -316,7 +316,7 @@ def _redirect(node: Node, out: _Out) -> None:
         return
     dest = node.child_by_field_name("destination")
     if op in ("<", "<>"):
-        out.reads.append(_file(word, op))
+        out.reads.append(_file(_programs.home_path(word) or word, op))
     if op not in _OUTPUT_OPS:
         return
     if op == ">&" and dest is not None and dest.type == "number":
