@@ -57,11 +57,21 @@ def read_denial(
     bases = [cwd]
     if parsed.changes_dir and not target.startswith("/"):
         bases.extend(posixpath.join(cwd, os.path.expanduser(d)) for d in parsed.directories)
-    forms: list[str] = []
+    forms: dict[str, None] = {}
     for base in bases:
-        joined = posixpath.join(base, target)
-        forms.extend((posixpath.normpath(joined), Path(os.path.realpath(joined)).as_posix()))
+        literal = posixpath.normpath(posixpath.join(base, target))
+        forms[literal] = None
+        forms[_resolved(literal, cwd, real_cwd)] = None
     return m.first_path_match(denying, tuple(forms), cwd, real_cwd)
+
+
+def _resolved(path: str, cwd: str, real_cwd: str) -> str:
+    """``path`` with symlinks resolved; a name directly in the working directory that is
+    not a symlink costs one ``lstat`` (the common case: most arguments are not files)."""
+    parent, _, name = path.rpartition("/")
+    if parent == cwd and name not in ("", ".", "..") and not os.path.islink(path):
+        return f"{real_cwd.rstrip('/')}/{name}"
+    return Path(os.path.realpath(path)).as_posix()
 
 
 def inline_reason(inline: str) -> str:
