@@ -4,7 +4,8 @@ The order, for every request (and, for a shell command, for every part of it: ea
 it would run, each file it would write, each piece the parser could not read)::
 
     1  a matching deny rule refuses, in every mode
-    2  a read-only tool is allowed
+    2  a read-only tool is allowed, and so is a shell line of read-only programs
+       (``shell.ParsedLine.read_only``) unless an ask rule names one of its commands
     3  plan mode refuses
     4  a write outside the working directory and the additional directories, or to a
        protected place (.earshot/, .git/, shell start-up files, earshot's own settings),
@@ -17,8 +18,10 @@ it would run, each file it would write, each piece the parser could not read)::
     8  the mode: ask prompts; accept-edits allows file edits (and shell writes) inside the
        working directory and prompts for the rest; auto allows
 
-A shell command is denied if any part is denied, prompts if any part prompts, and is allowed
-only when every part is allowed. ``decide`` never prompts and never writes; it reads the
+A shell command is denied if any part is denied (a file argument a Read deny rule covers is
+a part too), prompts if any part prompts, and is allowed only when every part is allowed.
+Inline code (``python3 -c``) is allowed only by an allow rule naming its flag, and auto mode
+prompts for it; the shell-only checks are in ``_line.py``. ``decide`` never prompts and never writes; it reads the
 file system only to resolve symlinks.
 """
 
