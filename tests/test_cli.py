@@ -230,3 +230,30 @@ def test_models_refresh_failure_keeps_the_catalog_and_exits_1() -> None:
     assert done.returncode == 1
     assert "catalog refresh" in done.stderr
     assert "anthropic/" in earshot("models", "anthropic").stdout
+
+
+def test_a_closed_pipe_ends_every_command_quietly(tmp_path: Path) -> None:
+    """`earshot ... | head` where head has already gone: no traceback, the SIGPIPE status."""
+    for args in (
+        ["--version"],
+        ["--help"],
+        ["providers"],
+        ["models"],
+        ["auth", "status"],
+        ["sessions", "list"],
+        ["doctor"],
+        ["permissions", "list"],
+    ):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "earshot", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+        )
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # the reader goes away before earshot writes a byte
+        err = process.stderr.read().decode()
+        process.stderr.close()
+        assert process.wait(timeout=60) == 141, (args, err)
+        assert "Traceback" not in err, (args, err)
+        assert "BrokenPipeError" not in err, (args, err)

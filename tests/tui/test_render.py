@@ -90,13 +90,23 @@ def test_a_blank_line_inside_a_code_fence_does_not_split_it() -> None:
     assert split_blocks("```py\nx = 1\n\ny")[0] == ""
 
 
-def test_tool_result_is_collapsed_to_a_few_lines() -> None:
-    result = "\n".join(f"line {i}" for i in range(30))
+def test_tool_result_is_collapsed_to_its_first_and_last_lines() -> None:
+    result = "\n".join(f"line {i}" for i in range(30)) + "\n3 passed\nexit code: 0"
     out = plain(tool_block(Painter(60, color=False), "bash: seq 30", result, brief="exit 0"))
     assert "bash: seq 30" in out
     assert "line 3" in out
     assert "line 4\n" not in out
     assert "+26 lines" in out
+    assert out.rstrip().endswith("3 passed\n    exit code: 0")
+
+
+def test_tabs_in_tool_output_are_expanded_not_wrapped() -> None:
+    source = "\n".join(f"{n:6}\t    return a - b  # line {n}" for n in range(1, 4))
+    out = plain(tool_block(Painter(120, color=False), "read", source))
+    lines = out.splitlines()
+    assert "\t" not in out
+    assert len(lines) == 4  # the title and one screen line per source line
+    assert lines[1].endswith("return a - b  # line 1")
 
 
 def test_an_edit_is_shown_as_a_coloured_diff() -> None:

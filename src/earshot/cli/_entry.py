@@ -9,11 +9,30 @@ terminal on both ends and no ``-p``, the interactive UI; anything else is a head
 
 from __future__ import annotations
 
+import os
 import sys
+
+CLOSED_PIPE = 141
+"""The exit status when the reader of stdout went away (``earshot ... | head``): what a
+program killed by SIGPIPE reports, without the traceback."""
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    try:
+        return _dispatch(args)
+    except BrokenPipeError:
+        # Whoever read stdout has closed it: stop quietly. Point stdout at the null device so
+        # the interpreter's final flush does not fail a second time.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return CLOSED_PIPE
+
+
+def _dispatch(args: list[str]) -> int:
     if args in (["--version"], ["-V"]):
         from earshot import __version__
 

@@ -51,7 +51,8 @@ from earshot.core.events import (
 )
 from earshot.providers import types as pt
 
-RESULT_LINES = 4
+RESULT_LINES = 6
+RESULT_TAIL_LINES = 2
 DIFF_LINES = 40
 LIVE_CHARS = 6000
 _TRAILING = re.compile(r"[ ]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
@@ -109,6 +110,24 @@ def collapse(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int]:
     return rows[:lines], len(rows) - lines
 
 
+def collapse_ends(
+    text: str, lines: int = RESULT_LINES, tail: int = RESULT_TAIL_LINES
+) -> tuple[list[str], int, list[str]]:
+    """``text`` in at most ``lines`` lines: all of it, or its first lines, how many were
+    left out, and its last ``tail`` lines (where a test summary and an exit code are)."""
+    rows = text.rstrip("\n").splitlines()
+    if len(rows) <= lines:
+        return rows, 0, []
+    keep = max(lines - tail, 1)
+    return rows[:keep], len(rows) - keep - tail, rows[len(rows) - tail :]
+
+
+def _rows(rows: list[str], width: int) -> str:
+    """Rows for a folding column: tabs expanded first (a column measures a tab as one cell,
+    so an unexpanded tab makes every ``read`` line wrap), each cut at four screen lines."""
+    return "\n".join(row.expandtabs(8)[: width * 4] for row in rows)
+
+
 def diff_text(diff: str, lines: int = DIFF_LINES) -> Text:
     """A unified diff, coloured: additions green, removals red, hunks cyan."""
     out = Text()
@@ -148,12 +167,14 @@ def tool_block(
         head.append(f"  {brief}", style="dim")
     if diff:
         return p.render(head, diff_text(diff))
-    rows, hidden = collapse(result)
-    if not rows:
+    first, hidden, last = collapse_ends(result)
+    if not first:
         return p.render(head)
-    body = Text("\n".join(row[: p.width * 4] for row in rows), style="red" if is_error else "dim")
+    style = "red" if is_error else "dim"
+    body = Text(_rows(first, p.width), style=style)
     if hidden:
         body.append(f"\n… +{hidden} lines", style="dim")
+        body.append("\n" + _rows(last, p.width), style=style)
     grid = Table.grid(padding=0)
     grid.add_column(width=4, no_wrap=True)
     grid.add_column(ratio=1, overflow="fold")
