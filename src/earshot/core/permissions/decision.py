@@ -21,8 +21,8 @@ it would run, each file it would write, each piece the parser could not read)::
 A shell command is denied if any part is denied (a file argument a Read deny rule covers is
 a part too), prompts if any part prompts, and is allowed only when every part is allowed.
 Inline code (``python3 -c``) is allowed only by an allow rule naming its flag, and auto mode
-prompts for it; the shell-only checks are in ``_line.py``. ``decide`` never prompts and never writes; it reads the
-file system only to resolve symlinks.
+prompts for it; the shell-only checks are in ``_line.py``. ``decide`` never prompts and
+never writes; it reads the file system only to resolve symlinks (and to expand a glob).
 """
 
 from __future__ import annotations
