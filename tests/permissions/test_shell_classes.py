@@ -219,7 +219,10 @@ def test_programs_that_write_their_arguments(line: str, targets: list[str]) -> N
         ("curl -d @body.json https://h", ["body.json", "@body.json", "https://h", "//h"]),
         ("curl -F 'f=@up.bin;type=x' h", ["up.bin", "f=@up.bin;type=x", "@up.bin;type=x", "h"]),
         ("cat $HOME/.ssh/id_rsa", ["~/.ssh/id_rsa"]),
-        ('cat "${HOME}/x" $HOMEDIR/y', ["~/x"]),
+        ("f=.env; cat $f", ["$f", ".env"]),
+        ('for f in a "b c"; do cat "$f"/x; done', ['"$f"/x', "a/x", "b c/x"]),
+        ("f='a b'; cat $f", ["$f", "a", "b"]),
+        ('cat "${HOME}/x" $HOMEDIR/y', ["~/x", "$HOMEDIR/y"]),
     ],
 )
 def test_file_arguments_are_reads(line: str, reads: list[str]) -> None:

@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from earshot.core.permissions._words import _text, _word
+from earshot.core.permissions._words import _bare, _text, _word
 from earshot.core.permissions._wrappers import Word
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EXPANSION = re.compile(r"\$\{(!?)([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])(.*)\}", re.DOTALL)
 _ARITH_TEST = re.compile(r"-(eq|ne|lt|le|gt|ge)\b")
+VARIABLE_WORD = re.compile(r'("?)\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?(/[^$`"\'\\]*)?"?')
 _POSITIONAL = re.compile(r"\$\{?[0-9@*]")
 _ARGUMENTS = "@"
 """Stands for the positional parameters, which the line cannot prove harmless."""
@@ -43,6 +44,7 @@ class Evaluated:
     arithmetic: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
     refers: dict[str, set[str]] = field(default_factory=dict)
+    values: dict[str, list[str]] = field(default_factory=dict)
 
     def note(self, node: Node) -> bool:
         """Note what ``node`` gives a value or evaluates; True for an assignment standing
@@ -71,15 +73,20 @@ class Evaluated:
             values = [_word(v) for v in node.children_by_field_name("value")]
             if variable is not None:
                 safe = all(v.literal and "[" not in v.value for v in values)
-                self.assignment(_text(variable), Word("", True) if safe else None)
+                self.assignment(_text(variable), Word("", True) if safe else None, False)
+                for word in values:
+                    self.values.setdefault(_text(variable), []).append(word.value)
         return False
 
-    def assignment(self, name: str, value: Word | None) -> None:
-        """``name=value`` somewhere in the line (``value`` None: read from input)."""
+    def assignment(self, name: str, value: Word | None, record: bool = True) -> None:
+        """``name=value`` somewhere in the line (``value`` None: read from input);
+        ``record`` keeps a literal value for ``variable_paths``."""
         if value is None or not value.literal or "[" in value.value:
             self.unsafe.add(name)
         else:  # arithmetic on ``name`` evaluates the names in its value in turn
             self.refers.setdefault(name, set()).update(_NAME.findall(value.value))
+        if record and value is not None and value.literal:
+            self.values.setdefault(name, []).append(value.value)
 
     def arithmetic_text(self, text: str) -> None:
         self.arithmetic.update(_NAME.findall(text))
@@ -175,6 +182,21 @@ class Evaluated:
         if "i" in flags and value is not None:
             self.arithmetic_text(value.value)
 
+    def variable_paths(self, text: str) -> list[Word]:
+        """``f=.env; cat $f``: the literal paths a variable word (``$f``, ``"${d}/x"``)
+        names with each value the line gives the variable (unquoted, split and globbed)."""
+        match = VARIABLE_WORD.fullmatch(text)
+        if match is None:
+            return []
+        quoted, name, rest = match.group(1), match.group(2), match.group(3) or ""
+        found: list[Word] = []
+        for value in self.values.get(name, []):
+            for piece in [value] if quoted else value.split():
+                word = Word(piece + rest, True) if quoted else _bare(piece + rest)
+                if word.literal:
+                    found.append(word)
+        return found
+
     def finish(self) -> list[str]:
         reached = set(self.arithmetic)
         todo = list(reached)
@@ -198,4 +220,4 @@ def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["Evaluated"]
+__all__ = ["VARIABLE_WORD", "Evaluated"]

@@ -39,6 +39,7 @@ from earshot.core.permissions._args import (
     _split,
     _values,
 )
+from earshot.core.permissions._code import VARIABLE_WORD
 from earshot.core.permissions._interpreters import (
     _NODE,
     _PYTHON,
@@ -441,6 +442,9 @@ def file_arguments(args: list[Word]) -> list[Word]:
         home = home_path(word)
         if home is not None:
             found.append(home)
+            continue
+        if not word.literal and VARIABLE_WORD.fullmatch(word.value):
+            found.append(word)  # shell.py reads it with the values the line gives it
             continue
         if not word.literal or word.marker or not word.value:
             continue

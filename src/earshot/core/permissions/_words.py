@@ -195,4 +195,37 @@ def _ansi_c(body: str) -> str | None:
     return "".join(out)
 
 
+_CONTINUATION = re.compile(rb"(\\\r?\n)+")
+
+
+def _joined(left: Node, right: Node, source: bytes) -> bool:
+    """Whether only line continuations separate two nodes of ``source``: bash reads them
+    as one word."""
+    if left.end_byte >= right.start_byte:
+        return False
+    gap = source[left.end_byte : right.start_byte]
+    return _CONTINUATION.fullmatch(gap) is not None
+
+
+def _redirect_words(node: Node, source: bytes) -> tuple[Word | None, list[Word]]:
+    """A redirection's target (joined across line continuations) and the words after it,
+    which are arguments of the command."""
+    dest = node.child_by_field_name("destination")
+    if dest is None:
+        return None, []
+    target = _word(dest)
+    extra: list[Word] = []
+    last = dest
+    for child in node.children:
+        if child.start_byte <= dest.start_byte or not child.is_named:
+            continue
+        word = _word(child)
+        if not extra and _joined(last, child, source):
+            target = _concat(target, word)
+        else:
+            extra.append(word)
+        last = child
+    return target, extra
+
+
 __all__ = ["XARGS_MORE"]

@@ -39,6 +39,8 @@ from earshot.core.permissions._words import (
     XARGS_MORE,
     _concat,
     _dq_escape_heredoc,
+    _joined,
+    _redirect_words,
     _render,
     _text,
     _word,
@@ -143,7 +145,10 @@ def parse_line(source: str) -> ParsedLine:
         _parse_into(source, 0, out)
     except RecursionError:
         out.problems.append("the command nests too deeply to check")
-    out.problems.extend(out.evaluated.finish())
+    evaluated = out.evaluated
+    out.problems.extend(evaluated.finish())
+    variables = [r for r in out.reads if not r.literal]
+    out.reads.extend(_file(w, r.via) for r in variables for w in evaluated.variable_paths(r.target))
     relative_reads = out.changes_dir and any(not r.target.startswith(("/", "~")) for r in out.reads)
     read_only = (
         bool(out.commands)
@@ -236,7 +241,7 @@ def _redirected(node: Node, depth: int, out: _Out) -> None:
     extra: list[Word] = []
     for child in node.children:
         if child.type == "file_redirect":
-            extra.extend(_redirect_words(child, out)[1])
+            extra.extend(_redirect_words(child, _source(out))[1])
     for child in node.children:
         if child is not None and child == body and body.type == "command":
             _command(body, depth, out, extra)
@@ -274,36 +279,8 @@ def _quoted_heredoc(body: Node) -> bool:
     return start is not None and any(q in _text(start) for q in ("'", '"', "\\"))
 
 
-_CONTINUATION = re.compile(rb"(\\\r?\n)+")
-
-
-def _joined(left: Node, right: Node, out: _Out) -> bool:
-    """Whether only line continuations separate two nodes: bash reads them as one word."""
-    if not out.sources or left.end_byte >= right.start_byte:
-        return False
-    gap = out.sources[-1][left.end_byte : right.start_byte]
-    return _CONTINUATION.fullmatch(gap) is not None
-
-
-def _redirect_words(node: Node, out: _Out) -> tuple[Word | None, list[Word]]:
-    """A redirection's target (joined across line continuations) and the words after it,
-    which are arguments of the command."""
-    dest = node.child_by_field_name("destination")
-    if dest is None:
-        return None, []
-    target = _word(dest)
-    extra: list[Word] = []
-    last = dest
-    for child in node.children:
-        if child.start_byte <= dest.start_byte or not child.is_named:
-            continue
-        word = _word(child)
-        if not extra and _joined(last, child, out):
-            target = _concat(target, word)
-        else:
-            extra.append(word)
-        last = child
-    return target, extra
+def _source(out: _Out) -> bytes:
+    return out.sources[-1] if out.sources else b""
 
 
 def _redirect(node: Node, out: _Out) -> None:
@@ -311,7 +288,7 @@ def _redirect(node: Node, out: _Out) -> None:
     for child in node.children:
         if not child.is_named:
             op = child.type
-    word, _ = _redirect_words(node, out)
+    word, _ = _redirect_words(node, _source(out))
     if word is None:
         return
     dest = node.child_by_field_name("destination")
@@ -409,13 +386,13 @@ def _command_words(node: Node, depth: int, out: _Out) -> tuple[list[Word], list[
                 word = Word(_text(child), False)
             else:
                 word = _word(inner[0] if field_name == "name" else child)
-            if argv and last is not None and _joined(last, child, out):
+            if argv and last is not None and _joined(last, child, _source(out)):
                 argv[-1] = _concat(argv[-1], word)
             else:
                 argv.append(word)
             last = child
         elif child.type == "file_redirect":
-            argv.extend(_redirect_words(child, out)[1])
+            argv.extend(_redirect_words(child, _source(out))[1])
     return argv, assignments
 
 
