@@ -32,6 +32,7 @@ from earshot.core.tools.state import ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo
 from earshot.providers import types as pt
 from earshot.providers.auth import config_dir
+from earshot.providers.retry import RetryPolicy
 
 BUILTIN_TOOLS = (
     "read",
@@ -177,6 +178,7 @@ def create_session(
         append=append_system_prompt,
     )
     cap = settings.undo_max_file_bytes
+    retries = settings.max_retries
     undo = Undo(cwd, session.id, max_file_bytes=DEFAULT_MAX_FILE_BYTES if cap is None else cap)
     agent = Agent(
         target=target,
@@ -196,6 +198,7 @@ def create_session(
         verify=settings.verify,
         verify_rounds=settings.verify_rounds,
         verify_suggestion=None if settings.verify else verify.suggest(cwd),
+        retry=None if retries is None else RetryPolicy(max_retries=retries),
     )
     return SessionSetup(
         agent=agent,
