@@ -6,7 +6,10 @@
     model_option(ref, ...)    the model as a select config option (category "model"): the
                               current model, the settings' model, the default model of each
                               provider with a key, and the current provider's catalog models
-    COMMANDS / command(text)  the slash commands that work over ACP: /cost, /mode, /model
+    effort_option(choice)     the reasoning effort as a select config option (category
+                              "thought_level"): off, low, medium, high, max
+    COMMANDS / command(text)  the slash commands that work over ACP: /cost, /mode, /model,
+                              /effort
 
 A mode is the person's choice in the editor, the same as ``--permission-mode``: deny rules
 still win in every mode, and a mode never restores a permission an earlier session granted.
@@ -31,6 +34,7 @@ from earshot.core.settings import Settings
 from earshot.core.targets import DEFAULT_MODELS
 from earshot.providers.auth import AuthStore
 from earshot.providers.catalog import ModelCatalog, parse_ref
+from earshot.providers.effort import EFFORT_LEVELS, EffortChoice
 from earshot.providers.registry import PROVIDERS, key_from_env
 
 MODE_TEXT: dict[Mode, tuple[str, str]] = {
@@ -41,6 +45,7 @@ MODE_TEXT: dict[Mode, tuple[str, str]] = {
     "yolo": ("YOLO", "Everything goes ahead except what a deny rule forbids"),
 }
 MODEL_OPTION = "model"
+EFFORT_OPTION = "effort"
 MAX_CATALOG_MODELS = 40
 
 COMMANDS = (
@@ -54,6 +59,11 @@ COMMANDS = (
         name="model",
         description="Show or switch the model for the next calls",
         input=AvailableCommandInput(root=UnstructuredCommandInput(hint="provider/model")),
+    ),
+    AvailableCommand(
+        name="effort",
+        description="Show or set the reasoning effort (off, low, medium, high, max)",
+        input=AvailableCommandInput(root=UnstructuredCommandInput(hint="level")),
     ),
 )
 
@@ -97,6 +107,23 @@ def model_option(
     )
 
 
+def effort_option(choice: EffortChoice) -> SessionConfigOptionSelect:
+    """The effort in force; ``description`` says what the model's wire is sent for it."""
+    current = choice.level or "off"
+    return SessionConfigOptionSelect(
+        type="select",
+        id=EFFORT_OPTION,
+        name="Effort",
+        category="thought_level",
+        description=choice.summary,
+        current_value=current,
+        options=[
+            SessionConfigSelectOption(value=level, name=level.capitalize())
+            for level in EFFORT_LEVELS
+        ],
+    )
+
+
 def command(text: str) -> tuple[str, str] | None:
     """``(name, argument)`` when ``text`` is one of ``COMMANDS``, else None (it goes to
     the model as typed)."""
@@ -111,10 +138,12 @@ def command(text: str) -> tuple[str, str] | None:
 
 __all__ = [
     "COMMANDS",
+    "EFFORT_OPTION",
     "MAX_CATALOG_MODELS",
     "MODEL_OPTION",
     "MODE_TEXT",
     "command",
+    "effort_option",
     "mode_state",
     "model_option",
     "model_refs",

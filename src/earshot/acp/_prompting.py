@@ -82,6 +82,8 @@ async def run_command(server: EarshotAcpAgent, live: Live, typed: str) -> bool:
             await server.set_mode(live, argument)
         elif name == "model" and argument:
             await server.switch_model(live, argument)
+        elif name == "effort" and argument:
+            await server.set_effort(live, argument)
     except RequestError as exc:
         reply = str(exc)
     else:
@@ -98,6 +100,9 @@ def _describe(name: str, live: Live) -> str:
         return f"Permission mode: {gate_mode}"
     if name == "model":
         return f"Model: {agent.target.ref}"
+    if name == "effort":
+        summary = agent.effort.choice.summary if agent.effort is not None else "none"
+        return f"Effort: {summary}"
     usage = agent.total_usage
     cost = (
         "unknown (no prices for this model)"

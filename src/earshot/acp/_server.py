@@ -15,7 +15,8 @@
     session/cancel      agent.abort(): the model stream, running tools, and a pending
                         permission request or question (answered as cancelled)
     session/set_mode    the gate's mode (+ current_mode_update)
-    set_config_option   "model": switch_model (+ config_option_update)
+    set_config_option   "model": switch_model, "effort": the reasoning effort
+                        (+ config_option_update)
 
 Client MCP servers and additional directories are refused with an error that says what to
 do instead: a capability not declared is never silently taken. Failures a person can fix
@@ -58,6 +59,7 @@ from acp.schema import (
     ResumeSessionResponse,
     SessionCapabilities,
     SessionCloseCapabilities,
+    SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionInfo,
     SessionListCapabilities,
@@ -70,7 +72,14 @@ from acp.schema import (
 from earshot import __version__
 from earshot.acp._content import PromptBlock, PromptError, prompt_text, turn_parts
 from earshot.acp._interact import Prompter
-from earshot.acp._options import COMMANDS, MODEL_OPTION, mode_state, model_option
+from earshot.acp._options import (
+    COMMANDS,
+    EFFORT_OPTION,
+    MODEL_OPTION,
+    effort_option,
+    mode_state,
+    model_option,
+)
 from earshot.acp._prompting import run_command, run_prompt
 from earshot.acp._updates import Update, plan_update, replay
 from earshot.core.factory import SessionSetup, SessionSetupError, create_session
@@ -181,7 +190,7 @@ class EarshotAcpAgent:
         return NewSessionResponse(
             session_id=live.id,
             modes=mode_state(live.setup.mode),
-            config_options=[self._model_option(live)],
+            config_options=self._options(live),
         )
 
     async def load_session(
@@ -204,7 +213,7 @@ class EarshotAcpAgent:
             await self.send(live, update)
         self._after_reply(live)
         return LoadSessionResponse(
-            modes=mode_state(self._mode(live)), config_options=[self._model_option(live)]
+            modes=mode_state(self._mode(live)), config_options=self._options(live)
         )
 
     async def resume_session(
@@ -218,7 +227,7 @@ class EarshotAcpAgent:
         live = self._reopen(cwd, session_id, mcp_servers, additional_directories)
         self._after_reply(live)
         return ResumeSessionResponse(
-            modes=mode_state(self._mode(live)), config_options=[self._model_option(live)]
+            modes=mode_state(self._mode(live)), config_options=self._options(live)
         )
 
     async def list_sessions(
@@ -311,12 +320,32 @@ class EarshotAcpAgent:
         self, config_id: str, session_id: str, value: str | bool, **kwargs: object
     ) -> SetSessionConfigOptionResponse:
         live = self._live(session_id)
-        if config_id != MODEL_OPTION or not isinstance(value, str):
+        if config_id not in (MODEL_OPTION, EFFORT_OPTION) or not isinstance(value, str):
             fail(
-                INVALID_PARAMS, f"earshot has no option {config_id!r} of that type; it has 'model'"
+                INVALID_PARAMS,
+                f"earshot has no option {config_id!r} of that type; it has 'model' and 'effort'",
             )
-        await self.switch_model(live, value)
-        return SetSessionConfigOptionResponse(config_options=[self._model_option(live)])
+        if config_id == EFFORT_OPTION:
+            await self.set_effort(live, value)
+        else:
+            await self.switch_model(live, value)
+        return SetSessionConfigOptionResponse(config_options=self._options(live))
+
+    async def set_effort(self, live: Live, value: str) -> None:
+        from earshot.providers.effort import parse_effort
+
+        effort = live.setup.agent.effort
+        try:
+            level = parse_effort(value)
+        except ValueError as exc:
+            fail(INVALID_PARAMS, str(exc))
+        if effort is None:  # pragma: no cover - create_session always sets one
+            fail(INTERNAL_ERROR, "this session has no reasoning effort")
+        await effort.set(level, live.setup.agent.target, live.setup.agent.transcript)
+        update = ConfigOptionUpdate(
+            session_update="config_option_update", config_options=self._options(live)
+        )
+        await self.send(live, update)
 
     async def set_mode(self, live: Live, mode_id: str) -> None:
         try:
@@ -341,7 +370,7 @@ class EarshotAcpAgent:
         await live.setup.agent.switch_model(target)
         live.setup.model_ref = target.ref
         update = ConfigOptionUpdate(
-            session_update="config_option_update", config_options=[self._model_option(live)]
+            session_update="config_option_update", config_options=self._options(live)
         )
         await self.send(live, update)
 
@@ -358,6 +387,15 @@ class EarshotAcpAgent:
         if self._catalog is None:
             self._catalog = load_catalog(live.setup.settings)
         return self._catalog
+
+    def _options(self, live: Live) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
+        """The model, and beside it the reasoning effort."""
+        options: list[SessionConfigOptionSelect | SessionConfigOptionBoolean]
+        options = [self._model_option(live)]
+        effort = live.setup.agent.effort
+        if effort is not None:
+            options.append(effort_option(effort.choice))
+        return options
 
     def _model_option(self, live: Live) -> SessionConfigOptionSelect:
         return model_option(live.setup.agent.target.ref, live.setup.settings, self.catalog(live))

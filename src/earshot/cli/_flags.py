@@ -31,6 +31,14 @@ FLAGS: tuple[Flag, ...] = (
         "The model (default: settings, else a provider with a key).",
     ),
     Flag(
+        ("--effort",),
+        "effort",
+        "str",
+        "LEVEL",
+        "Reasoning effort: off, low, medium, high or max (default: settings, else medium "
+        "for models that reason).",
+    ),
+    Flag(
         ("--output-format",),
         "output_format",
         "str",

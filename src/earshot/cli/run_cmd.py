@@ -41,6 +41,7 @@ class HeadlessOptions:
     prompt: str
     output_format: str = "text"
     model: str | None = None
+    effort: str | None = None
     permission_mode: str | None = None
     sandbox: str | None = None
     max_turns: int | None = None
@@ -93,6 +94,7 @@ def options_from(args: list[str]) -> HeadlessOptions:
         prompt=read_prompt(prompt),
         output_format=text("output_format") or "text",
         model=text("model"),
+        effort=text("effort"),
         permission_mode=text("permission_mode"),
         sandbox=text("sandbox"),
         max_turns=max_turns if isinstance(max_turns, int) else None,
@@ -130,14 +132,20 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
 
     from earshot.core.factory import create_session
     from earshot.core.input import image_part
+    from earshot.providers.effort import parse_effort
 
     cwd = (options.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
         raise HeadlessUsageError(f"--cwd {cwd}: no such directory")
+    try:
+        effort = parse_effort(options.effort, where="--effort") if options.effort else None
+    except ValueError as exc:
+        raise HeadlessUsageError(str(exc)) from exc
     images = [image_part(source, cwd) for source in options.images]
     setup = create_session(
         cwd=cwd,
         model=options.model,
+        effort=effort,
         permission_mode=options.permission_mode,
         sandbox=options.sandbox,
         allow=options.allow,
@@ -161,6 +169,7 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
             permission_mode=setup.mode,
             version=__version__,
             memory_files=setup.memory_files,
+            effort=agent.effort.choice.record() if agent.effort is not None else None,
         )
     )
     for warning in setup.warnings:

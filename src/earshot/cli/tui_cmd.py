@@ -64,6 +64,14 @@ def main(args: list[str]) -> int:
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd}: no such directory")
     budget = values.get("max_budget_usd")
+    effort = text("effort")
+    if effort is not None:
+        from earshot.providers.effort import parse_effort
+
+        try:
+            parse_effort(effort, where="--effort")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
     from earshot.tui._session import TuiOptions
     from earshot.tui.main import run
 
@@ -83,5 +91,6 @@ def main(args: list[str]) -> int:
             images=words("images"),
             append_system_prompt=text("append_system_prompt") or "",
             max_budget_usd=float(budget) if isinstance(budget, int | float) else None,
+            effort=effort,
         )
     )

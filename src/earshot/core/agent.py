@@ -46,6 +46,7 @@ from earshot.core.context import (
     shape,
     summarise,
 )
+from earshot.core.effort import SessionEffort
 from earshot.core.events import (
     AgentEvent,
     AssistantMessage,
@@ -100,6 +101,7 @@ class Agent:
         max_turns: int | None = None,
         max_budget_usd: float | None = None,
         reasoning_effort: pt.ReasoningEffort | None = None,
+        effort: SessionEffort | None = None,
         max_output_tokens: int | None = None,
         retry: RetryPolicy | None = None,
         client: httpx.AsyncClient | None = None,
@@ -125,6 +127,7 @@ class Agent:
         self.max_turns = max_turns
         self.max_budget_usd = max_budget_usd
         self.reasoning_effort = reasoning_effort
+        self.effort = effort  # when set, its choice overrides ``reasoning_effort``
         self.max_output_tokens = max_output_tokens
         self.retry = retry
         self.client = client
@@ -178,6 +181,8 @@ class Agent:
         self.target = target
         if self.transcript is not None:
             await self.transcript.append_model_switch(target.ref)
+        if self.effort is not None:
+            self.effort.retarget(target)
 
     def tool_names(self) -> list[str]:
         return list(self.tools)
@@ -198,6 +203,8 @@ class Agent:
         cost_usd: float | None = None,
     ) -> None:
         entry: str | None = None
+        if self.effort is not None:
+            await self.effort.record(self.transcript)
         if self.transcript is not None:
             entry = await self.transcript.append_message(
                 message,
@@ -217,7 +224,7 @@ class Agent:
             system=self.system,
             messages=shape(self.history, self.policy),
             tools=self._specs(),
-            reasoning_effort=self.reasoning_effort,
+            reasoning_effort=self.effort.choice.request if self.effort else self.reasoning_effort,
             max_output_tokens=self.max_output_tokens,
             abort=self._abort,
         )
@@ -311,6 +318,7 @@ class Agent:
             ask=self.ask,
             escalate=sandbox_escalation(self.approve, self.gate, self._abort),
             vision=vision,
+            guard=self.gate,
         )
 
     async def _save_todos(self) -> None:

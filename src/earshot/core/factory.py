@@ -1,11 +1,11 @@
 """``create_session``: everything a front-end needs to start (or resume) working, in one call.
 
 It resolves the model (flag, ``EARSHOT_MODEL``, settings, else a default for a provider with
-a key), loads the permission rules of the three scopes plus the flags, opens the session
-transcript (new, ``--continue``, ``--resume ID``, optionally forked), builds the built-in
-tools plus ``extra_tools`` (MCP arrives this way; core never imports it), and writes the
-system prompt. Resume rebuilds the history the model saw and the todo list; it never
-restores permission grants.
+a key) and its reasoning effort (``core/effort.py``), loads the permission rules of the
+three scopes plus the flags, opens the session transcript (new, ``--continue``, ``--resume
+ID``, optionally forked), builds the built-in tools plus ``extra_tools`` (MCP arrives this
+way; core never imports it), and writes the system prompt. Resume rebuilds the history the
+model saw, the todo list and the effort last chosen; it never restores permission grants.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from earshot.core import verify
 from earshot.core.agent import Agent
 from earshot.core.approvals import ApproveFn
+from earshot.core.effort import EffortPolicy, SessionEffort
 from earshot.core.memory import load_memory, memory_prompt
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
 from earshot.core.prompt import git_summary, system_prompt
@@ -32,6 +33,7 @@ from earshot.core.tools.state import ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo
 from earshot.providers import types as pt
 from earshot.providers.auth import config_dir
+from earshot.providers.effort import EffortLevel, parse_effort
 from earshot.providers.retry import RetryPolicy
 
 BUILTIN_TOOLS = (
@@ -103,6 +105,17 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
     return [ids.get(id(message)) for message in history]
 
 
+def _recorded_level(recorded: str | None) -> EffortLevel | None:
+    """A resumed session's last effort (None when none was recorded, or it is not a level
+    this build knows)."""
+    if recorded is None:
+        return None
+    try:
+        return parse_effort(recorded)
+    except ValueError:
+        return None
+
+
 def create_session(
     *,
     cwd: Path,
@@ -121,6 +134,7 @@ def create_session(
     max_budget_usd: float | None = None,
     append_system_prompt: str = "",
     settings: Settings | None = None,
+    effort: EffortLevel | None = None,
     sandbox: str | None = None,
 ) -> SessionSetup:
     """Build a ready ``Agent`` over a new or resumed session. Raises ``SettingsError``,
@@ -155,6 +169,13 @@ def create_session(
     else:
         session = store.create(model=ref)
     resumed = source is not None
+    recorded = session.tree.effort() if resumed else None
+    policy = EffortPolicy(
+        chosen=effort or _recorded_level(recorded),
+        per_model=settings.model_efforts,
+        setting=settings.reasoning_effort,
+    )
+    session_effort = SessionEffort(policy, target, recorded=recorded)
     history: list[pt.Message] = session.history() if resumed else []
     entry_ids = _entry_ids(session, history) if resumed else []
     state = ToolState()
@@ -192,6 +213,7 @@ def create_session(
         ask=ask,
         max_turns=max_turns,
         max_budget_usd=max_budget_usd if max_budget_usd is not None else settings.max_budget_usd,
+        effort=session_effort,
         history=history,
         entry_ids=entry_ids,
         state=state,
@@ -200,6 +222,8 @@ def create_session(
         verify_suggestion=None if settings.verify else verify.suggest(cwd),
         retry=None if retries is None else RetryPolicy(max_retries=retries),
     )
+    if session_effort.choice.note and not session_effort.choice.defaulted:
+        warnings.append(session_effort.choice.note)
     return SessionSetup(
         agent=agent,
         session=session,
@@ -207,7 +231,7 @@ def create_session(
         mode=mode,
         model_ref=ref,
         resumed=resumed,
-        warnings=[*(session.warnings() if resumed else ()), *warnings],
+        warnings=[*rules.notices, *(session.warnings() if resumed else ()), *warnings],
         memory_files=[str(f.path) for f in memory],
     )
 

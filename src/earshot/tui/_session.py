@@ -32,6 +32,7 @@ class TuiOptions:
     images: tuple[str, ...] = ()
     append_system_prompt: str = ""
     max_budget_usd: float | None = None
+    effort: str | None = None
 
 
 def open_setup(
@@ -45,8 +46,10 @@ def open_setup(
     """A session as ``options`` say (``model``/``mode`` override them, for a session that
     replaces another mid-run)."""
     from earshot.core.factory import create_session
+    from earshot.providers.effort import parse_effort
 
     return create_session(
+        effort=parse_effort(options.effort, where="--effort") if options.effort else None,
         cwd=options.cwd,
         model=model or options.model,
         permission_mode=mode or options.permission_mode,

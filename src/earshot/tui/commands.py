@@ -8,6 +8,7 @@ with a one-line description (``/help`` and the completer read it).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from earshot.core.factory import UndoRecorder
@@ -52,13 +53,40 @@ async def cmd_model(tui: Tui, arg: str) -> None:
         listed = "\n".join(f"  {ref}" for ref in refs)
         tui.say(f"model: {agent.target.ref}\nswitch with /model provider/model, e.g.\n{listed}")
         return
+    ref, _, level = arg.strip().partition(" ")
     try:
-        target = target_for(arg.strip(), settings=settings, catalog=load_catalog(settings))
+        target = target_for(ref, settings=settings, catalog=load_catalog(settings))
     except Exception as exc:
         tui.error(str(exc))
         return
     await agent.switch_model(target)
     tui.say(f"model: {target.ref} (from the next model call)")
+    if level.strip():
+        await cmd_effort(tui, level)
+    elif agent.effort is not None:
+        tui.say(f"effort: {agent.effort.choice.summary}")
+
+
+async def cmd_effort(tui: Tui, arg: str) -> None:
+    from earshot.providers.effort import EFFORT_LEVELS, parse_effort
+
+    agent = tui.setup.agent
+    if agent.effort is None:
+        tui.error("this session has no reasoning effort to set")
+        return
+    if not arg:
+        levels = ", ".join(EFFORT_LEVELS)
+        tui.say(f"effort: {agent.effort.choice.summary}\nset with /effort LEVEL ({levels})")
+        return
+    try:
+        level = parse_effort(arg, where="/effort")
+    except ValueError as exc:
+        tui.error(str(exc))
+        return
+    choice = await agent.effort.set(level, agent.target, agent.transcript)
+    tui.options = replace(tui.options, effort=level)  # /clear and /fork keep it
+    tui.say(f"effort: {choice.summary} (from the next model call)")
+    tui.app.invalidate()
 
 
 async def cmd_mode(tui: Tui, arg: str) -> None:
@@ -275,7 +303,8 @@ async def cmd_todos(tui: Tui, arg: str) -> None:
 
 COMMANDS: dict[str, tuple[str, Handler]] = {
     "help": ("show the commands and keys", cmd_help),
-    "model": ("show or switch the model: /model provider/model", cmd_model),
+    "model": ("show or switch the model: /model provider/model [EFFORT]", cmd_model),
+    "effort": ("show or set the reasoning effort: /effort off|low|medium|high|max", cmd_effort),
     "mode": ("show or set the permission mode (Shift-Tab cycles)", cmd_mode),
     "cost": ("what this session has cost", cmd_cost),
     "context": ("what fills the context window", cmd_context),

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from earshot.core.permissions import match as m
+from earshot.core.permissions import paths
 from earshot.core.permissions._programs import INLINE_STDIN
 from earshot.core.permissions.rules import RuleSet
 from earshot.core.permissions.shell import ParsedLine, ShellWrite
@@ -59,19 +60,19 @@ def read_denial(
         bases.extend(posixpath.join(cwd, os.path.expanduser(d)) for d in parsed.directories)
     forms: dict[str, None] = {}
     for base in bases:
-        literal = posixpath.normpath(posixpath.join(base, target))
+        literal = paths.lexical(base, target)
         forms[literal] = None
-        forms[_resolved(literal, cwd, real_cwd)] = None
-    return m.first_path_match(denying, tuple(forms), cwd, real_cwd)
+        forms[_resolved(literal, posixpath.join(base, target), cwd, real_cwd)] = None
+    return paths.first_match(denying, tuple(forms), cwd, real_cwd)
 
 
-def _resolved(path: str, cwd: str, real_cwd: str) -> str:
-    """``path`` with symlinks resolved; a name directly in the working directory that is
-    not a symlink costs one ``lstat`` (the common case: most arguments are not files)."""
-    parent, _, name = path.rpartition("/")
-    if parent == cwd and name not in ("", ".", "..") and not os.path.islink(path):
+def _resolved(literal: str, joined: str, cwd: str, real_cwd: str) -> str:
+    """The path as the kernel opens it; a name directly in the working directory that is
+    not a symlink costs one ``lstat`` (most arguments are not files at all)."""
+    parent, _, name = literal.rpartition("/")
+    if parent == cwd and joined == literal and name and not os.path.islink(literal):
         return f"{real_cwd.rstrip('/')}/{name}"
-    return Path(os.path.realpath(path)).as_posix()
+    return paths.resolved(joined)
 
 
 def inline_reason(inline: str) -> str:

@@ -332,6 +332,7 @@ def _permission(args: EditInput, ctx: ToolContext) -> PermissionRequest:
         tool="edit",
         kind="edit",
         paths=(ctx.resolve(args.path),),
+        reads=(ctx.resolve(args.path),),
         detail=preview_diff(ctx, args.path, [(args.old_string, args.new_string, args.replace_all)]),
     )
 

@@ -116,6 +116,7 @@ def _permission(args: MultiEditInput, ctx: ToolContext) -> PermissionRequest:
         tool="multi_edit",
         kind="edit",
         paths=(ctx.resolve(args.path),),
+        reads=(ctx.resolve(args.path),),
         detail=preview_diff(
             ctx, args.path, [(e.old_string, e.new_string, e.replace_all) for e in args.edits]
         ),

@@ -31,7 +31,14 @@ import anyio
 import msgspec
 
 from earshot.core.tools._output import cut_marker
-from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
+from earshot.core.tools._withheld import Withheld
+from earshot.core.tools.base import (
+    PermissionRequest,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    define_tool,
+)
 from earshot.providers.types import ImagePart, TextPart
 
 DEFAULT_LIMIT = 2000
@@ -226,6 +233,8 @@ def missing_message(ctx: ToolContext, path: Path, *, what: str = "file") -> str:
         names = ctx.files.list_dir(path.parent)
     except OSError:
         return message
+    withheld = Withheld(ctx, "read")  # a near name a deny rule covers is not suggested
+    names = [n for n in names if not withheld.hides(path.parent / n)]
     close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
     if close:
         message += "; did you mean " + ", ".join(str(path.parent / n) for n in close) + "?"
@@ -366,12 +375,18 @@ async def _execute(args: ReadInput, ctx: ToolContext) -> ToolResult:
     return await anyio.to_thread.run_sync(partial(_read_or_fail, args, ctx), abandon_on_cancel=True)
 
 
+def _permission(args: ReadInput, ctx: ToolContext) -> PermissionRequest:
+    path = ctx.resolve(args.path)
+    return PermissionRequest(tool="read", kind="read", paths=(path,))
+
+
 TOOL = define_tool(
     name="read",
     description=DESCRIPTION,
     input_type=ReadInput,
     execute=_execute,
     read_only=True,
+    permission=_permission,
 )
 
 __all__ = [
