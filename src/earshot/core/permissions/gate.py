@@ -80,7 +80,7 @@ def session_grants(request: PermissionRequest, cwd: Path) -> list[m.Rule]:
         ]
         for write in parsed.writes:
             relative = not write.target.startswith(("/", "~"))
-            if not write.literal or (relative and parsed.changes_dir):
+            if not write.literal or write.glob or (relative and parsed.changes_dir):
                 continue
             target = os.path.expanduser(write.target) if write.tilde else write.target
             real = _real(posixpath.join(base, target))
