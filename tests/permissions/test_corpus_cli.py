@@ -25,7 +25,12 @@ from tests.permissions.bypass_corpus import ALLOW, ASK, CLASSES, CORPUS, DENY, C
 def project(tmp_path: Path, hermetic_env: Path) -> Path:
     root = tmp_path / "repo"
     (root / ".earshot").mkdir(parents=True)
-    settings = {"permissions": {"allow": ALLOW, "ask": ASK, "deny": DENY}}
+    # The corpus is about what the gate reads in a command line, so the OS sandbox (which
+    # lets auto and accept-edits ask less; tests/permissions/test_sandboxed.py) is off here.
+    settings = {
+        "permissions": {"allow": ALLOW, "ask": ASK, "deny": DENY},
+        "sandbox": {"mode": "off"},
+    }
     (root / ".earshot/settings.local.json").write_text(json.dumps(settings))
     return root
 

@@ -203,6 +203,8 @@ def create_session(
         additional=rules.additional_directories,
         protected=rules.protected_directories,
     )
+    gate = PermissionGate(rules, mode, cwd)
+    gate.sandbox = confined
     warnings = [*sandbox_config.ignored, *([confined.notice] if confined.notice else [])]
     if resumed:
         state.todos = list(session.todos())
@@ -223,7 +225,7 @@ def create_session(
         target=target,
         tools=tools,
         cwd=cwd,
-        gate=PermissionGate(rules, mode, cwd),
+        gate=gate,
         system=system,
         transcript=session,
         undo=UndoRecorder(undo, session) if undo.available else None,

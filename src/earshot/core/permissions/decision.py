@@ -62,6 +62,7 @@ SHELL_STARTUP_FILES = frozenset(
     }
 )
 PROTECTED_NAMES = frozenset({".earshot", ".git"})
+SANDBOX_REASON = "the OS sandbox confines it (auto and accept-edits modes; docs/sandbox.md)"
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,14 @@ class Decision:
 
 @dataclass(frozen=True)
 class _Verdict:
+    """``confinable``: an ask that the OS sandbox makes needless for a shell command (a
+    write outside the project or to a protected place, which the sandbox stops; or a
+    command accept-edits mode would ask about, which the sandbox confines)."""
+
     outcome: Outcome
     reason: str
     rule: m.Rule | None = None
+    confinable: bool = False
 
 
 class _Place:
@@ -165,7 +171,7 @@ def _mode_verdict(mode: Mode, *, edit: bool, what: str) -> _Verdict:
         case "accept-edits" if edit:
             return _Verdict("allow", "accept-edits mode allows file edits in the working directory")
         case "accept-edits" | "ask":
-            return _Verdict("ask", f"no rule allows {what}; {mode} mode prompts")
+            return _Verdict("ask", f"no rule allows {what}; {mode} mode prompts", confinable=True)
         case _:
             assert_never(mode)
 
@@ -226,10 +232,11 @@ def _path_verdict(
                 return _Verdict(
                     "ask",
                     f"writes {real}, outside the working directory and additional directories",
+                    confinable=True,
                 )
             why = place.protected((literal, real))
             if why:
-                return _Verdict("ask", f"writes {literal}: {why}")
+                return _Verdict("ask", f"writes {literal}: {why}", confinable=True)
     ask = pp.first_match(rules.select("ask", tool), every, place.cwd, place.real_cwd)
     reals = tuple(real for _, real in forms)
     allow = _all_paths_allowed(rules.select("allow", tool), reals, place)
@@ -250,14 +257,24 @@ def _all_paths_allowed(
 
 
 def decide(
-    rules: RuleSet, mode: Mode, cwd: Path, request: PermissionRequest, *, read_only: bool
+    rules: RuleSet,
+    mode: Mode,
+    cwd: Path,
+    request: PermissionRequest,
+    *,
+    read_only: bool,
+    sandboxed: bool = False,
 ) -> Decision:
-    """The decision on ``request`` (see the module docstring for the order)."""
+    """The decision on ``request`` (see the module docstring for the order). ``sandboxed``:
+    a shell command will run inside the OS sandbox, so in auto and accept-edits modes what
+    the sandbox stops (writes outside the project, to protected places) or confines (any
+    command) needs no prompt; rules still ask and deny, and an unreadable part still asks."""
     place = _Place(rules, cwd)
     if request.tool == "bash" and request.command is not None:
         parsed = parse_line(request.command)
         if parsed.commands or parsed.writes or parsed.problems:
-            return _decide_line(rules, mode, place, parsed, read_only=read_only)
+            confined = sandboxed and mode in ("auto", "accept-edits")
+            return _decide_line(rules, mode, place, parsed, read_only=read_only, confined=confined)
     verdict = _reads_denied(rules, place, request)
     if verdict is None:
         verdict = _decide_request(rules, mode, place, request, read_only=read_only)
@@ -316,12 +333,20 @@ def _decide_request(
 
 
 def _decide_line(
-    rules: RuleSet, mode: Mode, place: _Place, parsed: ParsedLine, *, read_only: bool
+    rules: RuleSet,
+    mode: Mode,
+    place: _Place,
+    parsed: ParsedLine,
+    *,
+    read_only: bool,
+    confined: bool = False,
 ) -> Decision:
     parts: list[CommandVerdict] = []
     verdicts: list[_Verdict] = []
 
     def add(text: str, kind: PartKind, verdict: _Verdict) -> None:
+        if confined and verdict.outcome == "ask" and verdict.confinable:
+            verdict = _Verdict("allow", SANDBOX_REASON)
         rule = verdict.rule
         verdicts.append(verdict)
         parts.append(

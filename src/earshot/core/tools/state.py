@@ -46,6 +46,11 @@ class ShellSandbox(Protocol):
     @property
     def active(self) -> bool: ...
 
+    def confines(self) -> bool:
+        """Whether commands will really run confined (checks once that the sandbox can
+        start); what the gate relies on to ask less."""
+        ...
+
     def wrap(self, argv: Sequence[str]) -> list[str]:
         """``argv`` confined; raises a ``ToolError`` when commands may not run unconfined
         and there is no sandbox."""
