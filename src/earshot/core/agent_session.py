@@ -53,7 +53,10 @@ from earshot.core.sandbox import load_sandbox_config, open_sandbox
 from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
+from earshot.core.session.store import data_dir
+from earshot.core.tools._reaper import Ledger, kill_leftovers
 from earshot.core.tools.base import AnyTool, AskFn
+from earshot.core.tools.ops import LocalProcessOps
 from earshot.core.tools.registry import BUILTIN
 from earshot.core.tools.state import Todo, ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo, UndoResult
@@ -62,6 +65,7 @@ from earshot.providers import types as pt
 from earshot.providers.catalog import CatalogError, ModelCatalog
 from earshot.providers.effort import EffortChoice, parse_effort
 from earshot.providers.errors import ProviderError
+from earshot.providers.http import Timeouts, TimeoutSettingError
 from earshot.providers.retry import RetryPolicy
 
 
@@ -82,6 +86,15 @@ class SessionCost:
     run_usd: float | None
     earlier_usd: float
     usage: pt.Usage
+
+
+def _process_ledger(session_id: str, *, kill_left: bool) -> Ledger:
+    """The record of the session's live tool process groups; on resume, first kill what
+    an earshot that was killed left running (see ``tools._reaper``)."""
+    path = data_dir() / "processes" / f"{session_id}.json"
+    if kill_left:
+        kill_leftovers(path)
+    return Ledger(path)
 
 
 def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
@@ -190,6 +203,10 @@ class AgentSession:
         ref = ref or default_model_ref(settings)
         catalog = load_catalog(settings)
         target = target_for(ref, settings=settings, catalog=catalog)
+        try:
+            timeouts = Timeouts.resolve(settings.idle_timeout_ms)
+        except TimeoutSettingError as exc:
+            raise SessionSetupError(str(exc)) from exc
         # Everything that can fail has passed: only now is anything opened or written. A
         # fork reads the earlier session without its lock, so another process may still be
         # writing.
@@ -200,6 +217,7 @@ class AgentSession:
         else:
             transcript = store.create(model=ref)
         resumed = source is not None
+        ledger = _process_ledger(transcript.id, kill_left=resumed)
         recorded = transcript.tree.effort() if resumed else None
         policy = EffortPolicy(
             chosen=chosen or recorded_level(recorded),
@@ -208,7 +226,7 @@ class AgentSession:
         )
         effort = SessionEffort(policy, target, recorded=recorded)
         history: list[pt.Message] = transcript.history() if resumed else []
-        state = ToolState()
+        state = ToolState(pass_env=frozenset(settings.pass_env))
         state.sandbox = confined = open_sandbox(
             cwd,
             sandbox_config,
@@ -233,6 +251,7 @@ class AgentSession:
             cwd, transcript.id, max_file_bytes=DEFAULT_MAX_FILE_BYTES if cap is None else cap
         )
         gate = PermissionGate(rules, mode, cwd)
+        gate.sandbox = confined
         budget = options.max_budget_usd
         agent = Agent(
             target=target,
@@ -246,6 +265,8 @@ class AgentSession:
             ask=ask,
             max_turns=options.max_turns,
             max_budget_usd=budget if budget is not None else settings.max_budget_usd,
+            timeouts=timeouts,
+            procs=LocalProcessOps(ledger),
             effort=effort,
             history=history,
             entry_ids=_entry_ids(transcript, history) if resumed else [],

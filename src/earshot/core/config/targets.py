@@ -42,7 +42,10 @@ def target_for(
 ) -> Target:
     provider, model = parse_ref(ref)
     spec = get_provider(provider)
-    info = catalog.get(provider, model)
+    provider_settings = settings.provider(provider)
+    # An Azure deployment is named by its owner; settings map it to the catalog model.
+    catalog_model = provider_settings.deployments.get(model, model) if provider_settings else model
+    info = catalog.get(provider, catalog_model)
     if info is None and not spec.open_models:
         catalog.lookup(ref)  # raises UnknownModelError with the closest matches
     environ = os.environ if env is None else env
@@ -52,9 +55,21 @@ def target_for(
         model,
         info=info,
         stored_key=stored,
-        settings=settings.provider(provider),
+        settings=provider_settings,
         env=environ,
+        wire_setting=_model_wire(settings, provider, model),
     )
+
+
+def _model_wire(settings: Settings, provider: str, model: str) -> str | None:
+    """``models.<provider>.<model>.wire`` from settings (or its older alias ``shape``), when
+    set: an Azure deployment's API is chosen by its own name, not its catalog model's."""
+    fields = settings.models.get(provider, {}).get(model, {})
+    value = fields.get("wire")
+    if isinstance(value, str):
+        return value
+    shape = fields.get("shape")
+    return {"completions": "openai-chat", "responses": "openai-responses"}.get(str(shape))
 
 
 # The model earshot picks for a provider when the user named none: a strong, current
