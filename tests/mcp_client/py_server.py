@@ -1,0 +1,75 @@
+"""A small real MCP server built on the ``mcp`` package's own server side, for the tests.
+
+    python py_server.py stdio              serve on stdin/stdout
+    python py_server.py http PORT          serve streamable HTTP on 127.0.0.1:PORT/mcp
+
+Tools: ``add`` (a + b, structured), ``fail`` (an error result), ``slow`` (sleeps; writes
+``slow-started`` then, if cancelled, nothing more), ``die`` (the process exits mid-call),
+``echo_env`` (an environment variable). Prompt: ``review`` (one argument ``topic``).
+A file named by ``MARKER_DIR`` records calls so tests can see a cancelled call ended.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import anyio
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+server = MCPServer("pytest-server")
+MARKERS = Path(os.environ.get("MARKER_DIR", "."))
+
+
+def _mark(name: str) -> None:
+    (MARKERS / name).write_text(str(time.time()))
+
+
+@server.tool(description="Add two integers and return the sum.")
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@server.tool(description="Always fails with an error result.")
+def fail(reason: str) -> str:
+    raise ToolError(f"cannot do that: {reason}")
+
+
+@server.tool(description="Sleep for a number of seconds, then say done.")
+async def slow(seconds: float) -> str:
+    _mark("slow-started")
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        _mark("slow-cancelled")
+        raise
+    _mark("slow-finished")
+    return "done"
+
+
+@server.tool(description="Exit the server process in the middle of the call.")
+def die() -> str:
+    sys.stderr.write("dying on purpose\n")
+    sys.stderr.flush()
+    os._exit(3)
+
+
+@server.tool(description="The value of an environment variable of the server.")
+def echo_env(name: str) -> str:
+    return os.environ.get(name, "(unset)")
+
+
+@server.prompt(description="Ask for a review of a topic.")
+def review(topic: str) -> str:
+    return f"Please review {topic} carefully."
+
+
+if __name__ == "__main__":
+    sys.stderr.write("pytest-server starting\n")
+    if sys.argv[1:2] == ["http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")
