@@ -481,7 +481,7 @@ def test_server_error_that_persists_ends_in_one_error(fake_provider: FakeProvide
     fake_provider.script(overloaded, overloaded, overloaded)
     err = error_of(run(fake_provider))
     assert (err.kind, err.retryable, err.status) == ("server", True, 503)
-    assert err.message == "UNAVAILABLE: The model is overloaded."
+    assert err.message == "google: The model is overloaded. (UNAVAILABLE)"
     assert len(fake_provider.requests) == 3
 
 
@@ -704,7 +704,7 @@ def test_replay_recorded_429_carries_retry_info(fake_provider: FakeProvider) -> 
     err = error_of(run(fake_provider, retry=RetryPolicy(max_retries=0)))
     assert (err.kind, err.retryable, err.status, err.retry_after) == ("rate_limit", True, 429, 34.4)
     assert err.message == (
-        "RESOURCE_EXHAUSTED: You exceeded your current quota, please check your plan."
+        "google: You exceeded your current quota, please check your plan. (RESOURCE_EXHAUSTED)"
     )
 
 

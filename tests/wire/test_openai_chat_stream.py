@@ -524,7 +524,7 @@ def test_bare_message_error_body_from_a_compatible_server(fake_provider: FakePro
     body = RawReply.json(400, {"object": "error", "message": "model 'x' not found", "code": 400})
     error = error_of(run(fake_provider, body))
     assert error.kind == "invalid_request"
-    assert error.message == "model 'x' not found"
+    assert error.message == "openai: model 'x' not found"
 
 
 def test_error_body_as_a_list_like_gemini_compat(fake_provider: FakeProvider) -> None:
@@ -532,7 +532,7 @@ def test_error_body_as_a_list_like_gemini_compat(fake_provider: FakeProvider) ->
         {"error": {"code": 400, "message": "Invalid JSON payload", "status": "INVALID_ARGUMENT"}}
     ]
     error = error_of(run(fake_provider, RawReply.json(400, payload)))
-    assert (error.kind, error.message) == ("invalid_request", "Invalid JSON payload")
+    assert (error.kind, error.message) == ("invalid_request", "openai: Invalid JSON payload")
 
 
 # --- streams that end badly ---------------------------------------------------------------
@@ -614,7 +614,7 @@ def test_openrouter_error_chunk_mid_stream_ends_with_error(fake_provider: FakePr
     error = error_of(events)
     assert error.kind == "server"
     assert error.retryable
-    assert error.message == "Provider disconnected"
+    assert error.message == "openrouter: Provider disconnected"
     assert texts(events) == "Partial answer"
     assert error.partial is not None
     assert text_of(error.partial) == "Partial answer"
@@ -663,7 +663,11 @@ def test_named_error_event_ends_the_stream(fake_provider: FakeProvider) -> None:
     body = json.dumps({"error": {"message": "upstream overloaded", "code": 503}})
     frames = [chunk({"content": "so far"}), Frame("error", body)]
     error = error_of(run(fake_provider, SSEReply(frames)))
-    assert (error.kind, error.retryable, error.message) == ("server", True, "upstream overloaded")
+    assert (error.kind, error.retryable, error.message) == (
+        "server",
+        True,
+        "openai: upstream overloaded",
+    )
     assert error.partial is not None
     assert text_of(error.partial) == "so far"
 
@@ -800,7 +804,7 @@ def test_recorded_legacy_parameter_error_as_400(fake_provider: FakeProvider) -> 
     assert not error.retryable
     assert error.status == 400
     assert error.message == (
-        "Unsupported parameter: 'max_tokens' is not supported with this model. "
+        "openai: Unsupported parameter: 'max_tokens' is not supported with this model. "
         "Use 'max_completion_tokens' instead."
     )
     assert len(fake_provider.requests) == 1

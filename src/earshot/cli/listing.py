@@ -11,10 +11,10 @@ from pathlib import Path
 
 import msgspec
 
-from earshot.core.config.settings import Settings, load_settings
+from earshot.core.config.settings import Settings, load_settings, settings_paths
 from earshot.core.config.targets import load_catalog
 from earshot.providers.auth import AuthStore
-from earshot.providers.catalog import UnknownModelError
+from earshot.providers.catalog import ModelCatalog, UnknownModelError
 from earshot.providers.models import ModelInfo
 from earshot.providers.pricing import prices_for
 from earshot.providers.registry import (
@@ -24,6 +24,7 @@ from earshot.providers.registry import (
     base_url_for,
     get_provider,
     key_from_env,
+    wire_for,
 )
 from earshot.providers.types import JSONObject, JSONValue
 from earshot.providers.wire import implemented_wires
@@ -62,11 +63,12 @@ def print_providers(*, as_json: bool, cwd: Path | None = None) -> int:
     for spec in PROVIDERS:
         key_set, source = _key_source(spec, stored)
         base_url = base_url_for(spec, os.environ, settings.provider(spec.id))
+        spec_wire = wire_for(spec, None, settings.provider(spec.id))
         record: JSONObject = {
             "id": spec.id,
             "name": spec.name,
-            "wire": spec.wire,
-            "implemented": spec.wire in wires,
+            "wire": spec_wire,
+            "implemented": spec_wire in wires,
             "env": list(spec.env),
             "base_url": base_url,
             "base_url_env": list(spec.base_url_vars),
@@ -76,7 +78,7 @@ def print_providers(*, as_json: bool, cwd: Path | None = None) -> int:
         if spec.note:
             record["note"] = spec.note
         records.append(record)
-        wire = spec.wire if spec.wire in wires else f"{spec.wire} (planned)"
+        wire = spec_wire if spec_wire in wires else f"{spec_wire} (planned)"
         rows.append([spec.id, spec.name, wire, source, base_url or "(set in settings)"])
     if as_json:
         _emit_json(records)
@@ -167,12 +169,109 @@ def refresh_catalog(url: str | None = None) -> int:
     return 0
 
 
+class _Assumed:
+    """What earshot assumes for a model of an open provider (Ollama, LM Studio, any
+    OpenAI-compatible server) that the catalog does not know."""
+
+    def __init__(self, spec: ProviderSpec, model: str, settings: Settings, cwd: Path) -> None:
+        from earshot.core.loop.context import ContextPolicy
+        from earshot.providers.wire import assumed_max_output
+
+        self.spec = spec
+        self.model = model
+        self.wire = wire_for(spec, None, settings.provider(spec.id))
+        self.base_url = base_url_for(spec, os.environ, settings.provider(spec.id))
+        policy = ContextPolicy()
+        self.context = policy.default_window
+        self.compact_at = policy.compact_at
+        self.max_output = assumed_max_output(self.wire)
+        self.where = [str(path) for _, path in settings_paths(cwd)[:2]]
+
+    def record(self) -> JSONObject:
+        return {
+            "id": f"{self.spec.id}/{self.model}",
+            "provider": self.spec.id,
+            "model": self.model,
+            "in_catalog": False,
+            "wire": self.wire,
+            "base_url": self.base_url,
+            "context": self.context,
+            "max_output": self.max_output,
+            "cost_per_million": None,
+            "vision": False,
+            "settings_key": f"models.{self.spec.id}.{self.model}",
+            "settings_files": list(self.where),
+        }
+
+    def text(self) -> str:
+        ref = f"{self.spec.id}/{self.model}"
+        output = (
+            f"{self.max_output:,} tokens (sent as the request's limit)"
+            if self.max_output
+            else "none sent: the server's own default applies"
+        )
+        base = self.base_url or (
+            f"not set: set {self.spec.base_url_vars[0]} or providers.{self.spec.id}.base_url"
+        )
+        example: JSONValue = {
+            "models": {
+                self.spec.id: {
+                    self.model: {
+                        "context": 32768,
+                        "max_output": 8192,
+                        "cost": {"input": 0.0, "output": 0.0},
+                    }
+                }
+            }
+        }
+        rows = [
+            ["wire", self.wire],
+            ["base URL", base],
+            [
+                "context window",
+                f"{self.context:,} tokens (compaction starts at {self.compact_at:.0%})",
+            ],
+            ["output limit", output],
+            ["price", "unknown: cost is not counted and maxBudgetUsd cannot stop a run"],
+            ["vision", "off: tools return no images to it"],
+        ]
+        width = max(len(r[0]) for r in rows)
+        lines = [
+            f"{ref} is not in the model catalog; {self.spec.name} serves any model, "
+            "so earshot will call it and assume:",
+            *(f"  {label.ljust(width)}  {value}" for label, value in rows),
+            f"Set what you know under models in settings ({' or '.join(self.where)}), for example:",
+            "  " + msgspec.json.encode(example).decode(),
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def _open_model(ref: str, settings: Settings, catalog: ModelCatalog, cwd: Path) -> _Assumed | None:
+    """The assumptions for ``provider/model`` when the provider takes any model and the
+    catalog lacks this one; None otherwise (``lookup`` then reports or finds it)."""
+    provider, _, model = ref.partition("/")
+    try:
+        spec = get_provider(provider)
+    except UnknownProviderError:
+        return None
+    if not model or not spec.open_models or catalog.get(spec.id, model) is not None:
+        return None
+    return _Assumed(spec, model, settings, cwd)
+
+
 def print_models(provider: str | None, *, as_json: bool, cwd: Path | None = None) -> int:
     settings: Settings = load_settings(cwd)
     catalog = load_catalog(settings)
     for warning in catalog.warnings:
         sys.stderr.write(f"earshot: warning: {warning}\n")
     if provider is not None and "/" in provider:
+        assumed = _open_model(provider, settings, catalog, cwd or Path.cwd())
+        if assumed is not None:
+            if as_json:
+                _emit_json([assumed.record()])
+            else:
+                sys.stdout.write(assumed.text())
+            return 0
         infos = [catalog.lookup(provider)]
     elif provider is not None:
         try:

@@ -67,6 +67,7 @@ from earshot.providers.auth import AuthStore
 from earshot.providers.catalog import CatalogError, ModelCatalog, parse_ref
 from earshot.providers.errors import ProviderError
 from earshot.providers.registry import PROVIDERS, key_from_env
+from earshot.providers.retry import RetryPolicy
 
 MAX_CATALOG_MODELS = 40
 
@@ -229,6 +230,7 @@ class AgentSession:
             append=options.append_system_prompt,
         )
         cap = settings.undo_max_file_bytes
+        retries = settings.max_retries
         undo = Undo(
             cwd, transcript.id, max_file_bytes=DEFAULT_MAX_FILE_BYTES if cap is None else cap
         )
@@ -252,6 +254,7 @@ class AgentSession:
             verify=settings.verify,
             verify_rounds=settings.verify_rounds,
             verify_suggestion=None if settings.verify else verify.suggest(cwd),
+            retry=None if retries is None else RetryPolicy(max_retries=retries),
             sources=sources,
         )
         session = cls(

@@ -6,9 +6,21 @@ builds these from the vendored snapshot, the cached live refresh and user overri
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, get_args
 
 import msgspec
+
+WireName = Literal[
+    "anthropic-messages",
+    "openai-chat",
+    "openai-responses",
+    "google-gemini",
+    "google-vertex",
+    "amazon-bedrock",
+    "azure-openai",
+]
+"""The vendor API a call speaks (one adapter each in ``providers/wire``)."""
+WIRE_NAMES: tuple[WireName, ...] = get_args(WireName)
 
 
 class Cost(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -61,6 +73,10 @@ class ModelInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     naming the wire (``@ai-sdk/anthropic``, ``@ai-sdk/google-vertex/anthropic``,
     ``@ai-sdk/openai-compatible``, ...), ``api`` a base URL that may contain ``${ENV_VAR}``
     placeholders, ``shape`` the OpenAI API shape.
+
+    ``wire`` is set only by settings (``models.<provider>.<model>.wire``): the API to call
+    this model with, overriding the provider's; ``shape`` is its older alias for the two
+    OpenAI APIs (``completions`` is ``openai-chat``, ``responses`` is ``openai-responses``).
     """
 
     id: str
@@ -79,6 +95,7 @@ class ModelInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     interleaved_field: str | None = None
     interleaved: bool = False
     shape: WireShape | None = None
+    wire: WireName | None = None
     npm: str | None = None
     api: str | None = None
     status: str | None = None
@@ -103,11 +120,13 @@ class ModelInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 
 __all__ = [
+    "WIRE_NAMES",
     "BudgetOption",
     "Cost",
     "EffortOption",
     "ModelInfo",
     "ReasoningOption",
     "ToggleOption",
+    "WireName",
     "WireShape",
 ]

@@ -10,8 +10,9 @@ Where each part of a ``Target`` comes from, first match wins:
   then the row's default;
 - API key: the row's env vars in order, then ``auth.json`` (``earshot auth login``). Keys are
   never read from project settings, which live in repositories;
-- wire: the row's, except an OpenAI model whose catalog entry says it speaks Chat
-  Completions;
+- wire: settings ``models.<id>.<model>.wire``, then that model's ``shape`` (the older alias:
+  ``completions``/``responses``, for a provider on an OpenAI wire), then settings
+  ``providers.<id>.wire``, then the row's (``wire_for``);
 - model facts: the catalog (snapshot, refresh, settings overrides).
 """
 
@@ -244,6 +245,23 @@ class ProviderSettings:
 
     base_url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    wire: WireName | None = None
+
+
+_SHAPES: dict[str, WireName] = {"completions": "openai-chat", "responses": "openai-responses"}
+_OPENAI_WIRES = frozenset(_SHAPES.values())
+
+
+def wire_for(
+    spec: ProviderSpec, info: ModelInfo | None, settings: ProviderSettings | None = None
+) -> WireName:
+    """The API a model is called with; see the module docstring for the order."""
+    if info is not None and info.wire is not None:
+        return info.wire
+    wire = settings.wire if settings is not None and settings.wire else spec.wire
+    if info is not None and info.shape is not None and wire in _OPENAI_WIRES:
+        return _SHAPES[info.shape]
+    return wire
 
 
 def base_url_for(
@@ -267,6 +285,12 @@ def key_from_env(spec: ProviderSpec, env: Mapping[str, str]) -> tuple[str, str] 
         if value:
             return var, value
     return None
+
+
+def key_variables(provider: str) -> tuple[str, ...]:
+    """The env vars that hold a key for ``provider`` (none for an unknown id)."""
+    spec = _BY_ID.get(provider)
+    return spec.env if spec is not None else ()
 
 
 def missing_key_error(spec: ProviderSpec) -> ProviderError:
@@ -303,9 +327,7 @@ def resolve_target(
     key = found[1] if found else stored_key
     if not key and spec.key_required:
         raise missing_key_error(spec)
-    wire: WireName = spec.wire
-    if spec.id == "openai" and info is not None and info.shape == "completions":
-        wire = "openai-chat"
+    wire = wire_for(spec, info, settings)
     headers = dict(spec.headers)
     if settings is not None:
         headers.update(settings.headers)
@@ -329,8 +351,10 @@ __all__ = [
     "base_url_for",
     "get_provider",
     "key_from_env",
+    "key_variables",
     "missing_key_error",
     "provider_ids",
     "resolve_target",
     "suggest_providers",
+    "wire_for",
 ]

@@ -14,10 +14,19 @@ from dataclasses import dataclass
 
 from earshot.providers.errors import ProviderError
 
+DEFAULT_MAX_RETRIES = 2
+"""Retries after the first try, as the vendor SDKs do: three attempts in all."""
+MAX_RETRIES = 10
+"""The most a user may ask for (settings ``maxRetries``, ``EARSHOT_MAX_RETRIES``)."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class RetryPolicy:
-    max_retries: int = 2
+    """``max_retries`` counts retries after the first try: 0 means one attempt. Behind a
+    gateway that retries on its own (LiteLLM, OpenRouter), attempts multiply; set
+    ``maxRetries`` to 0 there."""
+
+    max_retries: int = DEFAULT_MAX_RETRIES
     base_delay: float = 0.5
     max_delay: float = 8.0
     max_retry_after: float = 60.0
@@ -40,4 +49,4 @@ class RetryPolicy:
 
 NO_RETRY = RetryPolicy(max_retries=0)
 
-__all__ = ["NO_RETRY", "RetryPolicy"]
+__all__ = ["DEFAULT_MAX_RETRIES", "MAX_RETRIES", "NO_RETRY", "RetryPolicy"]

@@ -11,17 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from earshot.providers.models import ModelInfo
+from earshot.providers.models import ModelInfo, WireName
 
-WireName = Literal[
-    "anthropic-messages",
-    "openai-chat",
-    "openai-responses",
-    "google-gemini",
-    "google-vertex",
-    "amazon-bedrock",
-    "azure-openai",
-]
 AuthStyle = Literal[
     "x-api-key",  # Anthropic
     "bearer",  # OpenAI and every OpenAI-compatible server

@@ -14,17 +14,23 @@ are never read from settings.
 A malformed file, or a known field of the wrong type, is a ``SettingsError`` naming the file
 (and line and column, or the field) and the fix; nothing is written back. Unknown top-level
 fields are kept for the features that read them.
+
+Environment variables named here override every file: ``EARSHOT_MAX_RETRIES`` (``maxRetries``).
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
 from earshot._base.jsonfile import JSONFileError, load_json_object
+from earshot.providers.models import WIRE_NAMES, WireName
 from earshot.providers.registry import ProviderSettings
+from earshot.providers.retry import MAX_RETRIES
 from earshot.providers.types import JSONObject, JSONValue
 
 
@@ -49,6 +55,9 @@ class Settings:
     verify: list[str] = field(default_factory=list)
     verify_rounds: int = 3
     max_budget_usd: float | None = None
+    max_retries: int | None = None
+    """Retries of a failed model call (``maxRetries``, then ``EARSHOT_MAX_RETRIES``); None
+    means the retry policy's default."""
 
     def provider(self, provider_id: str) -> ProviderSettings | None:
         return self.providers.get(provider_id)
@@ -80,6 +89,14 @@ def _str_map(value: JSONValue, path: Path, where: str) -> dict[str, str]:
     return {k: v for k, v in value.items() if isinstance(v, str)}
 
 
+def _wire(entry: JSONObject, path: Path, where: str) -> WireName:
+    value = entry.get("wire")
+    for name in WIRE_NAMES:
+        if value == name:
+            return name
+    raise _fail(path, f'{where[:-1]}.wire"', f"must be one of {', '.join(WIRE_NAMES)}")
+
+
 def _merge(settings: Settings, source: SettingsFile) -> None:
     path, data = source.path, source.data
     if "model" in data:
@@ -106,10 +123,12 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
         if base_url is not None and not isinstance(base_url, str):
             raise _fail(path, f"{where}.base_url", "must be a string URL")
         headers = _str_map(entry.get("headers", {}), path, f"{where}.headers")
+        wire = _wire(entry, path, where) if "wire" in entry else None
         previous = settings.providers.get(pid, ProviderSettings())
         settings.providers[pid] = ProviderSettings(
             base_url=base_url if base_url is not None else previous.base_url,
             headers={**previous.headers, **headers},
+            wire=wire or previous.wire,
         )
     if "verify" in data:
         checks = data["verify"]
@@ -126,6 +145,9 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
         if not isinstance(budget, int | float) or isinstance(budget, bool) or budget <= 0:
             raise _fail(path, '"maxBudgetUsd"', "must be a number of US dollars above 0")
         settings.max_budget_usd = float(budget)
+    if "maxRetries" in data:
+        retries = data["maxRetries"]
+        settings.max_retries = _retries(retries, lambda m: _fail(path, '"maxRetries"', m))
     undo = data.get("undo", {})
     if not isinstance(undo, dict):
         raise _fail(path, '"undo"', 'must be an object such as {"maxFileBytes": 10485760}')
@@ -144,11 +166,31 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
         for model_id, fields in entries.items():
             if not isinstance(fields, dict):
                 raise _fail(path, f'"models.{pid}.{model_id}"', "must be an object of fields")
+            if "wire" in fields:
+                _wire(fields, path, f'"models.{pid}.{model_id}"')
             merged[model_id] = {**merged.get(model_id, {}), **fields}
 
 
-def load_settings(cwd: Path | None = None) -> Settings:
-    """The merged settings for ``cwd``; ``SettingsError`` for a file that cannot be used."""
+def _retries(value: JSONValue, fail: Callable[[str], SettingsError]) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_RETRIES:
+        raise fail(f"must be a whole number from 0 to {MAX_RETRIES} (retries after the first try)")
+    return value
+
+
+def _env_retries(environ: Mapping[str, str]) -> int | None:
+    raw = environ.get("EARSHOT_MAX_RETRIES", "").strip()
+    if not raw:
+        return None
+    try:
+        value: JSONValue = int(raw)
+    except ValueError:
+        value = raw
+    return _retries(value, lambda m: SettingsError(f"EARSHOT_MAX_RETRIES={raw!r}: {m}"))
+
+
+def load_settings(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    """The merged settings for ``cwd``, then the environment's overrides
+    (``EARSHOT_MAX_RETRIES``); ``SettingsError`` for a file or value that cannot be used."""
     settings = Settings()
     for scope, path in settings_paths(cwd or Path.cwd()):
         try:
@@ -160,6 +202,9 @@ def load_settings(cwd: Path | None = None) -> Settings:
         source = SettingsFile(scope, path, data)
         _merge(settings, source)
         settings.files.append(source)
+    retries = _env_retries(os.environ if env is None else env)
+    if retries is not None:
+        settings.max_retries = retries
     return settings
 
 

@@ -41,4 +41,14 @@ def get_wire(name: WireName) -> Wire:
     return wire
 
 
-__all__ = ["get_wire", "implemented_wires"]
+def assumed_max_output(name: WireName) -> int | None:
+    """The output limit a wire sends for a model without catalog facts; None when it sends
+    none and the server decides."""
+    if name == "anthropic-messages":
+        from earshot.providers.wire._anthropic_request import DEFAULT_MAX_TOKENS
+
+        return DEFAULT_MAX_TOKENS
+    return None
+
+
+__all__ = ["assumed_max_output", "get_wire", "implemented_wires"]

@@ -1,4 +1,4 @@
-"""The Anthropic Messages stream and error bodies, decoded at the edge into typed Structs.
+"""The Anthropic Messages stream, decoded at the edge into typed Structs.
 
 Shape::
 
@@ -10,7 +10,6 @@ Shape::
       message_delta        {delta: {stop_reason, stop_sequence}, usage}
       message_stop | ping
       error                {error: {type, message}}
-    error body  {type: "error", error: {type, message, details: {error_code}}, request_id}
 
 Blocks and deltas are one permissive Struct each, keyed by their ``type`` string, so a block
 type earshot does not use (``server_tool_use``, ``web_search_tool_result``, ``citations_delta``)
@@ -138,11 +137,3 @@ def decode_event(data: str, kind: type[S]) -> S:
         return msgspec.json.decode(data, type=kind)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise _malformed(data, exc) from exc
-
-
-def decode_error_body(body: bytes) -> ErrorPayload | None:
-    """The error body, or ``None`` when it is not Anthropic's JSON error shape."""
-    try:
-        return msgspec.json.decode(body, type=ErrorPayload)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None

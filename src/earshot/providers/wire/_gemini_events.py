@@ -87,7 +87,7 @@ class PromptFeedback(msgspec.Struct, kw_only=True):
 
 
 class ErrorBody(msgspec.Struct, kw_only=True):
-    code: int = 0
+    code: int | str = 0  # a gateway may send the status as a string
     message: str = ""
     status: str = ""
     details: list[dict[str, JSONValue]] = []
@@ -101,19 +101,21 @@ class Chunk(msgspec.Struct, kw_only=True):
     responseId: str | None = None
 
 
-class ErrorEnvelope(msgspec.Struct, kw_only=True):
-    error: ErrorBody
-
-
 chunk_decoder = msgspec.json.Decoder(Chunk)
-error_decoder = msgspec.json.Decoder(ErrorEnvelope | list[ErrorEnvelope])
+
+
+def status_of(code: int | str) -> int:
+    """An error ``code`` as an HTTP status (0 when it is not one)."""
+    if isinstance(code, str):
+        code = int(code) if code.isdigit() else 0
+    return code if 400 <= code <= 599 else 0
+
 
 __all__ = [
     "Candidate",
     "Chunk",
     "Content",
     "ErrorBody",
-    "ErrorEnvelope",
     "FunctionCall",
     "InlineData",
     "Part",
@@ -121,5 +123,5 @@ __all__ = [
     "PromptFeedback",
     "UsageMetadata",
     "chunk_decoder",
-    "error_decoder",
+    "status_of",
 ]

@@ -92,16 +92,21 @@ class ErrorBody(msgspec.Struct, frozen=True):
     message: str | None = None
     type: str | None = None
     code: str | int | None = None
-    param: str | None = None
+    param: JSONValue = None
 
     @property
     def code_text(self) -> str | None:
-        return self.code if isinstance(self.code, str) else None
+        """A symbolic code (``insufficient_quota``); None for a number or an HTTP status."""
+        code = self.code
+        return code if isinstance(code, str) and self.status is None else None
 
     @property
     def status(self) -> int | None:
-        """An HTTP status given as the code (OpenRouter), when it looks like one."""
+        """An HTTP status given as the code (OpenRouter's number, LiteLLM's ``"429"``), when
+        it looks like one."""
         code = self.code
+        if isinstance(code, str) and code.isdigit():
+            code = int(code)
         if isinstance(code, int) and 400 <= code <= 599:
             return code
         return None
@@ -110,21 +115,10 @@ class ErrorBody(msgspec.Struct, frozen=True):
 class Chunk(msgspec.Struct, frozen=True):
     choices: list[Choice] | None = None
     usage: UsageBody | None = None
-    error: ErrorBody | None = None
-
-
-class ErrorEnvelope(msgspec.Struct, frozen=True):
-    """An HTTP error body: ``{error: {...}}``, or a bare ``{message, ...}`` from some
-    compatible servers."""
-
     error: ErrorBody | str | None = None
-    message: str | None = None
-    code: str | int | None = None
-    type: str | None = None
 
 
 _chunk_decoder = msgspec.json.Decoder(Chunk)
-_error_decoder = msgspec.json.Decoder(ErrorEnvelope | list[ErrorEnvelope])
 
 
 def decode_chunk(data: str) -> Chunk:
@@ -135,26 +129,6 @@ def decode_chunk(data: str) -> Chunk:
         raise MalformedEvent(
             f"malformed stream chunk from provider ({exc}): {data[:120]!r}"
         ) from exc
-
-
-def decode_error(body: bytes) -> ErrorBody | None:
-    """The error object of an HTTP error body; None when the body is not one we can read.
-    A list of envelopes (Gemini's OpenAI-compatible endpoint) gives its first."""
-    try:
-        decoded = _error_decoder.decode(body)
-    except msgspec.DecodeError:
-        return None
-    if isinstance(decoded, list):
-        if not decoded:
-            return None
-        decoded = decoded[0]
-    envelope = decoded
-    if isinstance(envelope.error, ErrorBody):
-        return envelope.error
-    message = envelope.error if isinstance(envelope.error, str) else envelope.message
-    if message is None:
-        return None
-    return ErrorBody(message=message, type=envelope.type, code=envelope.code)
 
 
 def merge_details(into: list[JSONObject], fragments: list[JSONObject]) -> None:
@@ -231,7 +205,6 @@ __all__ = [
     "UsageBody",
     "content_pieces",
     "decode_chunk",
-    "decode_error",
     "details_text",
     "merge_details",
 ]

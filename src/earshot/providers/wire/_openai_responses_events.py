@@ -1,4 +1,5 @@
-"""The OpenAI Responses stream and error bodies, decoded at the edge into typed Structs.
+"""The OpenAI Responses stream, decoded at the edge into typed Structs (HTTP error bodies are
+read by ``providers.error_body``).
 
 Shape::
 
@@ -17,7 +18,6 @@ Shape::
                                                                    error, incomplete_details}}
       error    {code, message, param}  (documented)      StreamError
                {error: {type, code, message, param}}   (recorded)
-    error body  {error: {message, type, param, code}}    ErrorBody
 
 Every Struct is permissive: unknown fields are ignored and missing ones take a default, so a
 field the vendor adds or drops does not fail the stream. A field of the wrong JSON type does:
@@ -142,10 +142,6 @@ class StreamError(msgspec.Struct, frozen=True):
         )
 
 
-class ErrorBody(msgspec.Struct, frozen=True):
-    error: ErrorDetail | None = None
-
-
 def code_text(code: str | int | None) -> str | None:
     return None if code is None else str(code)
 
@@ -173,20 +169,10 @@ def decode(data: str, kind: type[S]) -> S:
     return value
 
 
-def decode_error_body(body: bytes) -> ErrorDetail | None:
-    """The ``error`` object of an HTTP error body, or None when the body is not that shape."""
-    try:
-        parsed = msgspec.json.decode(body, type=ErrorBody)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    return parsed.error
-
-
 __all__ = [
     "ContentPart",
     "DeltaEvent",
     "Envelope",
-    "ErrorBody",
     "ErrorDetail",
     "IncompleteDetails",
     "InputDetails",
@@ -200,5 +186,4 @@ __all__ = [
     "WireUsage",
     "code_text",
     "decode",
-    "decode_error_body",
 ]

@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from earshot.providers.error_body import missing_key_error, read_error_body
 from earshot.providers.errors import ProviderError, classify_http, redact
 from earshot.providers.sse import SSEEvent
 from earshot.providers.target import Target, WireName
@@ -56,11 +57,11 @@ from earshot.providers.wire._anthropic_events import (
     BlockStart,
     BlockStop,
     ErrorBody,
+    ErrorDetails,
     ErrorPayload,
     MessageDelta,
     MessageStart,
     WireUsage,
-    decode_error_body,
     decode_event,
     event_type,
 )
@@ -321,20 +322,22 @@ class AnthropicWire:
     def error_from_response(
         self, status: int, headers: Mapping[str, str], body: bytes, target: Target
     ) -> ProviderError:
-        payload = decode_error_body(body)
-        if payload is None or not (payload.error.type or payload.error.message):
-            text = body.decode("utf-8", "replace").strip()
-            error = ErrorBody(message=" ".join(text.split())[:300])
-            request_id = headers.get("request-id")
-        else:
-            error = payload.error
-            request_id = headers.get("request-id") or payload.request_id
+        vendor = read_error_body(body, status)
+        missing = missing_key_error(status, vendor, target)
+        if missing is not None:
+            return missing
+        code = vendor.symbolic_code
+        error = ErrorBody(
+            type=vendor.type or "",
+            message=vendor.message,
+            details=ErrorDetails(error_code=code) if code else None,
+        )
         return _error(
             target.provider,
             status,
             error,
             headers,
-            request_id=request_id,
+            request_id=headers.get("request-id") or vendor.request_id,
             secrets=target.secrets(),
         )
 

@@ -6,7 +6,8 @@
                          header x-goog-api-key; body from _gemini_request.build_body
     parser               _gemini_stream.GeminiParser (typed chunks from _gemini_events)
     error_from_response  {error: {code, message, status, details[]}} (or a one-element
-                         list of it, as the non-SSE stream endpoint answers) -> ProviderError
+                         list of it, as the non-SSE stream endpoint answers), or any other
+                         body ``providers.error_body`` reads -> ProviderError
 
 Error details read from ``details[]``: ``RetryInfo.retryDelay`` ("34.4s") is the wait
 (``retry_after``; else "Please retry in Ns" in the message); a ``QuotaFailure`` whose
@@ -21,16 +22,15 @@ the same way, with ``code`` as the status.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-import msgspec
-
-from earshot.providers.errors import ProviderError, classify_http, parse_duration, redact
+from earshot.providers.error_body import missing_key_error, read_error_body, shown
+from earshot.providers.errors import ProviderError, classify_http, parse_duration
 from earshot.providers.target import Target, WireName
-from earshot.providers.types import ModelRequest
-from earshot.providers.wire._gemini_events import ErrorBody, error_decoder
+from earshot.providers.types import JSONObject, ModelRequest
+from earshot.providers.wire._gemini_events import ErrorBody, status_of
 from earshot.providers.wire._gemini_request import build_body
 from earshot.providers.wire._gemini_stream import GeminiParser
 from earshot.providers.wire.base import HttpCall
@@ -86,16 +86,22 @@ def auth_headers(target: Target) -> Headers:
 
 
 def error_from_body(
-    body: ErrorBody, status: int, headers: Mapping[str, str], target: Target
+    body: ErrorBody,
+    status: int,
+    headers: Mapping[str, str],
+    target: Target,
+    *,
+    details: Sequence[JSONObject] = (),
 ) -> ProviderError:
-    """Classify a Gemini error object (from an HTTP error body or an in-stream payload)."""
-    status = status or body.code or 500
+    """Classify a Gemini error object (from an HTTP error body or an in-stream payload):
+    ``google: <message> (<STATUS>)``."""
+    status = status or status_of(body.code) or 500
     text = body.message or f"HTTP {status}"
-    message = redact(f"{body.status}: {text}" if body.status else text, target.secrets())
+    message = shown(target, text, body.status)
     retry_after: float | None = None
     never_retry = bool(_SPEND_CAP.search(text))
     bad_key = False
-    for detail in body.details:
+    for detail in (*body.details, *details):
         kind = detail.get("@type")
         kind = kind if isinstance(kind, str) else ""
         if kind.endswith("google.rpc.RetryInfo"):
@@ -144,22 +150,21 @@ class GeminiWire:
 
     def parser(self, request: ModelRequest, target: Target) -> GeminiParser:
         def errors(body: ErrorBody) -> ProviderError:
-            return error_from_body(body, body.code, {}, target)
+            return error_from_body(body, status_of(body.code), {}, target)
 
         return GeminiParser(target.provider, errors)
 
     def error_from_response(
         self, status: int, headers: Mapping[str, str], body: bytes, target: Target
     ) -> ProviderError:
-        try:
-            decoded = error_decoder.decode(body)
-        except msgspec.DecodeError:
-            text = body.decode("utf-8", "replace").strip()[:500] or f"HTTP {status}"
-            return classify_http(status, redact(text, target.secrets()), headers)
-        envelope = decoded[0] if isinstance(decoded, list) and decoded else decoded
-        if isinstance(envelope, list):
-            return classify_http(status, f"HTTP {status}", headers)
-        return error_from_body(envelope.error, status, headers, target)
+        vendor = read_error_body(body, status)
+        missing = missing_key_error(status, vendor, target)
+        if missing is not None:
+            return missing
+        error = ErrorBody(
+            code=status, message=vendor.message, status=vendor.status or "", details=[]
+        )
+        return error_from_body(error, status, headers, target, details=vendor.details)
 
 
 WIRE = GeminiWire()

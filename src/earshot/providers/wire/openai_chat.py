@@ -7,7 +7,7 @@ GitHub Models, Ollama, LM Studio, llama.cpp, vLLM).
     build_call   POST {base_url}/chat/completions, Bearer auth (nothing without a key),
                  body from _openai_chat_request (its docstring lists every choice)
     parser       data: chunk* -> Assembler -> StreamEvent*;  data: [DONE] -> Finish
-    error_from_response   {error: {message, type, param, code}} -> classify_http
+    error_from_response   any error body (``providers.error_body``) -> classify_http
 
 Stream contracts, beyond the ones every adapter keeps (``wire.base``, ``wire.assemble``):
 
@@ -46,6 +46,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, assert_never
 
+from earshot.providers.error_body import missing_key_error, read_error_body, shown
 from earshot.providers.errors import (
     ProviderError,
     classify_http,
@@ -62,7 +63,6 @@ from earshot.providers.wire._openai_chat_events import (
     ToolCallFragment,
     content_pieces,
     decode_chunk,
-    decode_error,
     details_text,
     merge_details,
 )
@@ -145,14 +145,14 @@ class OpenAIChatWire:
     def error_from_response(
         self, status: int, headers: Mapping[str, str], body: bytes, target: Target
     ) -> ProviderError:
-        error = decode_error(body)
-        if error is None or not error.message:
-            text = " ".join(body.decode("utf-8", "replace").split())[:300]
-            error = ErrorBody(message=text or f"HTTP {status} with no error body")
-        message = redact(error.message or "", target.secrets())
-        code = error.code_text
+        vendor = read_error_body(body, status)
+        missing = missing_key_error(status, vendor, target)
+        if missing is not None:
+            return missing
+        message = shown(target, vendor.message)
+        code = vendor.symbolic_code
         never_retry = (
-            "insufficient_quota" in (code, error.type)
+            "insufficient_quota" in (code, vendor.type)
             or status == 402
             or (status == 429 and bool(_DAILY.search(message)))
         )
@@ -204,6 +204,7 @@ class ChatParser(ParserBase):
 
     def __init__(self, target: Target) -> None:
         super().__init__(target.provider)
+        self._provider = target.provider
         self._secrets = target.secrets()
         self._calls: dict[int, _Call] = {}
         self._call_count = 0
@@ -220,9 +221,12 @@ class ChatParser(ParserBase):
         if data == "[DONE]":
             return self._finish()
         if event.event == "error":
-            error = decode_error(data.encode()) or ErrorBody(message=data[:300])
+            vendor = read_error_body(data.encode(), 0)
+            error = ErrorBody(message=vendor.message, type=vendor.type, code=vendor.code)
             return self.asm.fail(self._stream_error(error))
         chunk = decode_chunk(data)
+        if isinstance(chunk.error, str):
+            return self.asm.fail(self._stream_error(ErrorBody(message=chunk.error)))
         if chunk.error is not None:
             return self.asm.fail(self._stream_error(chunk.error))
         out: list[StreamEvent] = []
@@ -355,7 +359,8 @@ class ChatParser(ParserBase):
         return self.asm.finish(reason, raw)
 
     def _stream_error(self, error: ErrorBody) -> ProviderError:
-        message = redact(error.message or "the provider reported an error", self._secrets)
+        text = error.message or "the provider reported an error"
+        message = redact(f"{self._provider}: {text}", self._secrets)
         code = error.code_text
         status = error.status
         if is_context_overflow(message, code):

@@ -37,6 +37,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from earshot.providers.error_body import missing_key_error, read_error_body, shown
 from earshot.providers.errors import ProviderError, classify_http, is_context_overflow, redact
 from earshot.providers.sse import SSEEvent
 from earshot.providers.target import Target, WireName
@@ -354,21 +355,19 @@ class OpenAIResponsesWire:
     def error_from_response(
         self, status: int, headers: Mapping[str, str], body: bytes, target: Target
     ) -> ProviderError:
-        """Body ``{error: {message, type, param, code}}``; any other body is quoted as is."""
-        detail = ev.decode_error_body(body)
-        code = ev.code_text(detail.code) if detail is not None else None
-        error_type = detail.type if detail is not None else None
-        message = detail.message if detail is not None and detail.message else ""
-        if not message:
-            message = body[:300].decode("utf-8", "replace").strip() or f"HTTP {status}"
-        message = redact(message, target.secrets())
-        never = bool({code, error_type} & NEVER_RETRY_CODES)
+        """Any error body ``providers.error_body`` reads; a raw body is never shown."""
+        vendor = read_error_body(body, status)
+        missing = missing_key_error(status, vendor, target)
+        if missing is not None:
+            return missing
+        code = vendor.symbolic_code
+        never = bool({code, vendor.type} & NEVER_RETRY_CODES)
         return classify_http(
             status,
-            f"{target.provider}: {message}",
+            shown(target, vendor.message),
             headers,
-            code=code or error_type,
-            vendor_retry_after=retry_after_from_message(message) if status == 429 else None,
+            code=code or vendor.type,
+            vendor_retry_after=retry_after_from_message(vendor.message) if status == 429 else None,
             never_retry=never,
         )
 
