@@ -55,6 +55,7 @@ def main(args: list[str]) -> int:
     cwd = Path(text_flag(values, "cwd") or Path.cwd()).resolve()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd}: no such directory")
+    from earshot.cli._sources import mcp_servers
     from earshot.tui.main import TuiOptions, run
 
     return run(
@@ -62,5 +63,6 @@ def main(args: list[str]) -> int:
             session=session_options(values, cwd),
             prompt=prompt,
             images=words_flag(values, "images"),
+            sources=mcp_servers,
         )
     )
