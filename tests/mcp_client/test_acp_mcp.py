@@ -20,12 +20,17 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    work = tmp_path / "repo"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    return work.resolve()
+
+
 async def test_an_mcp_tool_is_asked_for_then_called_over_acp(
-    fake_provider: FakeProvider, tmp_path: Path
+    fake_provider: FakeProvider, repo: Path, tmp_path: Path
 ) -> None:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     write_local(repo, {"py": stdio_server(tmp_path)})
     fake_provider.script(
         anthropic.tool_calls_turn([ToolCallSpec("c1", "mcp__py__add", {"a": 20, "b": 22})]),
