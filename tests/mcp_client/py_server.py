@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -67,7 +68,30 @@ def review(topic: str) -> str:
     return f"Please review {topic} carefully."
 
 
+def _recorder(n: int) -> Callable[[str, str, str, str], str]:
+    def record(project: str, title: str, body: str = "", labels: str = "") -> str:
+        return f"recorded {title} in {project} ({n})"
+
+    return record
+
+
+def _many(count: int) -> None:
+    """``MANY_TOOLS=N``: N more tools, each with a schema and description of typical size
+    (what a large server such as an issue tracker's offers)."""
+    for index in range(count):
+        server.add_tool(
+            _recorder(index),
+            name=f"record_{index:03d}",
+            description=(
+                f"Create or update record kind {index} in a project: give the project key, "
+                "a title, an optional markdown body and comma-separated labels. Returns the "
+                "record's key and URL."
+            ),
+        )
+
+
 if __name__ == "__main__":
+    _many(int(os.environ.get("MANY_TOOLS", "0")))
     sys.stderr.write("pytest-server starting\n")
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

@@ -52,12 +52,12 @@ def _search(cwd: Path) -> SearchPolicy:
 def open_servers(cwd: Path) -> McpServers | None:
     """The servers configured for ``cwd`` (not started yet), or None when there are none.
     Untrusted project servers are kept, to be named in a notice; they never start."""
-    from earshot.mcp import trust
-
     root = project_root(cwd.resolve())
     configs = load_servers(root)
     if not configs:
         return None
+    from earshot.mcp import trust
+
     trusted = trust.state(root).trusted
     run = [c for c in configs if not c.needs_trust or trusted]
     held = [c for c in configs if c.needs_trust and not trusted]
