@@ -114,3 +114,30 @@ def http_server(markers: Path) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+EVERYTHING = "@modelcontextprotocol/server-everything@2026.8.31"
+NPM_DIR = Path(__file__).resolve().parents[2] / "build" / "temp.npm"
+
+
+def everything_server() -> Path:
+    """The Node reference server from npm (``.ci/run`` installs it into build/temp.npm;
+    installed here from the registry when it is not there yet)."""
+    script = NPM_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything"
+    entry = script / "dist" / "index.js"
+    if not entry.is_file():
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--silent",
+                "--prefix",
+                str(NPM_DIR),
+                EVERYTHING,
+            ],
+            check=True,
+            timeout=600,
+        )
+    return entry
