@@ -4,9 +4,9 @@
     python py_server.py http PORT          serve streamable HTTP on 127.0.0.1:PORT/mcp
 
 Tools: ``add`` (a + b, structured), ``fail`` (an error result), ``slow`` (sleeps; writes
-``slow-started`` then, if cancelled, nothing more), ``die`` (the process exits mid-call),
-``echo_env`` (an environment variable). Prompt: ``review`` (one argument ``topic``).
-A file named by ``MARKER_DIR`` records calls so tests can see a cancelled call ended.
+the markers ``slow-started``, then ``slow-cancelled`` or ``slow-finished`` into
+``MARKER_DIR``), ``die`` (the process exits mid-call), ``echo_env`` (an environment
+variable), ``peek`` (annotated read-only). Prompt: ``review`` (one argument ``topic``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 
 server = MCPServer("pytest-server")
 MARKERS = Path(os.environ.get("MARKER_DIR", "."))
@@ -61,6 +62,14 @@ def die() -> str:
 @server.tool(description="The value of an environment variable of the server.")
 def echo_env(name: str) -> str:
     return os.environ.get(name, "(unset)")
+
+
+@server.tool(
+    description="Read a value; the server says it is read-only.",
+    annotations=ToolAnnotations(read_only_hint=True),
+)
+def peek(key: str) -> str:
+    return f"value of {key}"
 
 
 @server.prompt(description="Ask for a review of a topic.")

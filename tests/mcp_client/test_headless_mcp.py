@@ -177,5 +177,44 @@ def test_a_slow_call_is_cancelled_by_an_interrupt(
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     assert not (tmp_path / "slow-finished").exists()
+    assert (tmp_path / "slow-cancelled").exists()  # the server's handler was cancelled
     records = [json.loads(line) for line in out.splitlines() if line.strip()]
     assert records[-1]["stop_reason"] == "aborted"
+
+
+def test_a_read_only_hint_never_skips_the_prompt(
+    fake_provider: FakeProvider, repo: Path, tmp_path: Path
+) -> None:
+    write_local(repo, {"py": stdio_server(tmp_path)})
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("c1", "mcp__py__peek", {"key": "k"})]),
+        anthropic.text_turn("denied"),
+    )
+    records = run_prompt(fake_provider, repo)
+    denied = [r for r in records if r["type"] == "permission"]
+    assert [r["tool"] for r in denied] == ["mcp__py__peek"]
+
+
+def test_many_tools_are_offered_through_one_search_tool(
+    fake_provider: FakeProvider, repo: Path, tmp_path: Path
+) -> None:
+    server = stdio_server(tmp_path)
+    server["env"] = {"MANY_TOOLS": "100"}
+    write_local(repo, {"big": server})
+    fake_provider.script(
+        anthropic.tool_calls_turn(
+            [ToolCallSpec("s1", "mcp_tool_search", {"query": "record kind 7", "limit": 1})]
+        ),
+        anthropic.tool_calls_turn(
+            [ToolCallSpec("c1", "mcp__big__record_007", {"project": "P", "title": "T"})]
+        ),
+        anthropic.text_turn("recorded"),
+    )
+    run_prompt(fake_provider, repo, "--allow", "mcp__big")
+    first, second, third = (r.json() for r in fake_provider.requests)
+    offered = [n for n in tool_names(first) if n.startswith("mcp")]
+    assert offered == ["mcp_tool_search"]
+    assert "mcp__big__record_007" in tool_results(second)[-1]["content"][0]["text"]
+    assert "mcp__big__record_007" in tool_names(second)
+    assert "recorded T in P (7)" in json.dumps(tool_results(third)[-1]["content"])
+    assert len(second["tools"]) < 20
