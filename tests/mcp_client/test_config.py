@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from earshot.mcp import open_servers
 from earshot.mcp import trust as project_trust
 from earshot.mcp.config import ExpansionError, McpConfigError, load_servers
+from earshot.mcp.session import open_servers
 
 
 @pytest.fixture
@@ -117,3 +117,35 @@ def test_no_servers_means_no_source_and_untrusted_ones_are_held(root: Path) -> N
         "py": "untrusted",
         "mine": "pending",
     }
+
+
+def _ask_once(cwd: Path, answer: str) -> str:
+    """The question the TUI asks before its first start, answered with ``answer``."""
+    import os
+    import subprocess
+    import sys
+
+    probe = "import sys; from pathlib import Path; from earshot.cli.trust_cmd import ask_once; "
+    probe += "ask_once(Path(sys.argv[1]))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(cwd)],
+        input=answer,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        check=True,
+        timeout=60,
+    )
+    return done.stdout
+
+
+def test_the_tui_asks_once_showing_what_would_run(root: Path) -> None:
+    _write(root / ".mcp.json", {"mcpServers": {"py": {"command": "python3", "args": ["s.py"]}}})
+    asked = _ask_once(root, "n\n")
+    assert "MCP server py (.mcp.json): python3 s.py" in asked
+    assert "not trusted" in asked
+    assert _ask_once(root, "y\n") == ""  # a no is remembered: not asked again
+    assert not project_trust.state(root).trusted
+    _write(root / ".mcp.json", {"mcpServers": {"py": {"command": "python3", "args": ["t.py"]}}})
+    assert "python3 t.py" in _ask_once(root, "y\n")  # changed: asked again
+    assert project_trust.state(root).trusted

@@ -217,4 +217,20 @@ def test_many_tools_are_offered_through_one_search_tool(
     assert "mcp__big__record_007" in tool_results(second)[-1]["content"][0]["text"]
     assert "mcp__big__record_007" in tool_names(second)
     assert "recorded T in P (7)" in json.dumps(tool_results(third)[-1]["content"])
-    assert len(second["tools"]) < 20
+    assert len(tool_names(second)) < 20
+
+
+def test_a_call_past_mcp_tool_timeout_is_an_error_result(
+    fake_provider: FakeProvider, repo: Path, tmp_path: Path
+) -> None:
+    (repo / ".earshot").mkdir()
+    settings = {"mcpServers": {"py": stdio_server(tmp_path)}, "mcpToolTimeoutMs": 300}
+    (repo / ".earshot" / "settings.local.json").write_text(json.dumps(settings))
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("c1", "mcp__py__slow", {"seconds": 30})]),
+        anthropic.text_turn("too slow"),
+    )
+    run_prompt(fake_provider, repo, "--allow", "mcp__py")
+    (result,) = tool_results(fake_provider.requests[-1].json())
+    assert result["is_error"] is True
+    assert "mcpToolTimeoutMs" in json.dumps(result["content"])

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def mcp_servers(cwd: Path) -> ToolSource | None:
     """The directory's MCP servers, not started yet; None when none is configured."""
-    from earshot.mcp import open_servers
+    from earshot.mcp.session import open_servers
 
     return open_servers(cwd)
 

@@ -155,7 +155,7 @@ def _connect(only: str | None) -> McpServers | None:
     closed again; ``only``: just that one."""
     import anyio
 
-    from earshot.mcp import open_servers
+    from earshot.mcp.session import open_servers
 
     servers = open_servers(Path.cwd())
     if servers is None:

@@ -28,6 +28,36 @@ def _describe(root: Path) -> list[str]:
     return rows
 
 
+def ask_once(cwd: Path) -> None:
+    """Before the TUI's first start in a project whose checked-in files would run
+    something not yet trusted: show exactly what, and ask once (a no is recorded too)."""
+    from earshot.core.config.settings import project_root
+    from earshot.mcp import trust
+
+    root = project_root(cwd)
+    if not any(
+        path.is_file() for path in (root / ".mcp.json", root / ".earshot" / "settings.json")
+    ):
+        return
+    state = trust.state(root)
+    if not state.defined or state.trusted or state.declined:
+        return
+    print(f"{root} defines what earshot would run on your behalf:")
+    print("\n".join(_describe(root)))
+    if state.changed:
+        print("(these definitions changed since you last trusted this project)")
+    try:
+        answer = input("Trust this project and let earshot run these? [y/N] ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() in ("y", "yes"):
+        trust.grant(root)
+        print("trusted; `earshot trust --revoke` takes it back")
+    else:
+        trust.decline(root)
+        print("not trusted; its servers will not start (`earshot trust` to change that)")
+
+
 def main(args: list[str]) -> int:
     from earshot.core.config.settings import project_root
     from earshot.mcp import trust

@@ -56,7 +56,10 @@ def main(args: list[str]) -> int:
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd}: no such directory")
     from earshot.cli._sources import mcp_servers
+    from earshot.cli.trust_cmd import ask_once
     from earshot.tui.main import TuiOptions, run
+
+    ask_once(cwd)
 
     return run(
         TuiOptions(

@@ -4,71 +4,13 @@
 
     config.py     the servers of a directory (.mcp.json, mcpServers in the settings files)
     trust.py      whether the user trusted what the project's checked-in files would run
+    session.py    open_servers(cwd) -> McpServers | None: the SourceFactory the command
+                  line hands every front-end (None when no server is configured)
     servers.py    McpServers: a core ToolSource that starts, holds and calls the servers
     _tools.py     a server's tool as an earshot tool; results as our result parts
     search.py     one search tool instead of many schemas
-    open_servers  cwd -> McpServers | None   (the SourceFactory the command line hands
-                  every front-end; None when no server is configured)
 
-Depends on ``core``, never on a front-end; ``core`` never imports it. Nothing here imports
-the ``mcp`` package until a server starts: with none configured, start-up pays nothing.
+Depends on ``core``, never on a front-end; ``core`` never imports it. This package imports
+nothing itself, and nothing here imports the ``mcp`` package until a server starts: with
+none configured, start-up pays nothing.
 """
-
-from __future__ import annotations
-
-from pathlib import Path
-
-from earshot._base.dirs import state_dir
-from earshot.core.config.settings import SettingsError, load_settings, project_root
-from earshot.mcp.config import McpConfigError, load_servers
-from earshot.mcp.search import SearchPolicy
-from earshot.mcp.servers import DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, McpServers
-
-
-def _number(cwd: Path, key: str, default: int) -> int:
-    value = default
-    for source in load_settings(cwd).files:
-        found = source.data.get(key)
-        if found is None:
-            continue
-        if not isinstance(found, int) or isinstance(found, bool) or found <= 0:
-            raise SettingsError(f'{source.path}: "{key}": must be a whole number of milliseconds')
-        value = found
-    return value
-
-
-def _search(cwd: Path) -> SearchPolicy:
-    policy = SearchPolicy()
-    for source in load_settings(cwd).files:
-        found = source.data.get("mcpToolSearch")
-        if found is None:
-            continue
-        if not isinstance(found, bool):
-            raise SettingsError(f'{source.path}: "mcpToolSearch": must be true or false')
-        policy = SearchPolicy(enabled=found)
-    return policy
-
-
-def open_servers(cwd: Path) -> McpServers | None:
-    """The servers configured for ``cwd`` (not started yet), or None when there are none.
-    Untrusted project servers are kept, to be named in a notice; they never start."""
-    root = project_root(cwd.resolve())
-    configs = load_servers(root)
-    if not configs:
-        return None
-    from earshot.mcp import trust
-
-    trusted = trust.state(root).trusted
-    run = [c for c in configs if not c.needs_trust or trusted]
-    held = [c for c in configs if c.needs_trust and not trusted]
-    return McpServers(
-        run,
-        untrusted=held,
-        startup_timeout_ms=_number(cwd, "mcpStartupTimeoutMs", DEFAULT_STARTUP_TIMEOUT_MS),
-        tool_timeout_ms=_number(cwd, "mcpToolTimeoutMs", DEFAULT_TOOL_TIMEOUT_MS),
-        log_dir=state_dir() / "mcp-logs",
-        search=_search(cwd),
-    )
-
-
-__all__ = ["McpConfigError", "McpServers", "open_servers"]

@@ -4,6 +4,7 @@
 
     $XDG_CONFIG_HOME/earshot/trust.json
         {"projects": {"/abs/project/root": {"sha256": "<hash of the definitions>"}}}
+        ("declined_sha256" instead: the user said no to these; the TUI does not ask again)
 
 ``definitions(root)`` is what the project's checked-in files define that runs code (MCP
 servers now; hooks once they exist), as written. The user's yes is recorded with the hash
@@ -50,19 +51,22 @@ def _projects(data: JSONObject) -> JSONObject:
 @dataclass(frozen=True)
 class TrustState:
     """``defined``: the project defines something that needs trust; ``trusted``: the user
-    trusted exactly these definitions; ``changed``: they trusted other definitions."""
+    trusted exactly these definitions; ``changed``: they trusted other definitions;
+    ``declined``: they said no to exactly these."""
 
     root: Path
     definitions: JSONObject
     defined: bool
     trusted: bool
     changed: bool
+    declined: bool = False
 
 
 def state(root: Path) -> TrustState:
     definitions = project_definitions(root)
     entry = _projects(_load()).get(str(root))
     recorded = entry.get("sha256") if isinstance(entry, dict) else None
+    refused = entry.get("declined_sha256") if isinstance(entry, dict) else None
     now = digest(definitions)
     trusted = recorded == now
     return TrustState(
@@ -71,6 +75,7 @@ def state(root: Path) -> TrustState:
         defined=bool(definitions),
         trusted=trusted,
         changed=recorded is not None and not trusted,
+        declined=refused == now,
     )
 
 
@@ -83,14 +88,23 @@ def grant(root: Path) -> TrustState:
     return state(root)
 
 
+def decline(root: Path) -> None:
+    """Record the user's no to what ``root`` defines now (asked once, not again)."""
+    data = _load()
+    projects = _projects(data)
+    projects[str(root)] = {"declined_sha256": digest(project_definitions(root))}
+    write_json_atomic(trust_file(), {**data, "projects": projects}, mode=0o600)
+
+
 def revoke(root: Path) -> bool:
     """Take the yes back; whether there was one."""
     data = _load()
     projects = _projects(data)
-    had = projects.pop(str(root), None) is not None
+    entry = projects.pop(str(root), None)
+    had = isinstance(entry, dict) and "sha256" in entry
     if had:
         write_json_atomic(trust_file(), {**data, "projects": projects}, mode=0o600)
     return had
 
 
-__all__ = ["TrustState", "digest", "grant", "revoke", "state", "trust_file"]
+__all__ = ["TrustState", "decline", "digest", "grant", "revoke", "state", "trust_file"]
