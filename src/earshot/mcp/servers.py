@@ -169,6 +169,8 @@ class McpServers:
             return server
         server.stop.set()
         if server.task is not None:
+            if server.status == "pending":  # still connecting: no need to wait for it
+                server.task.cancel()
             with anyio.move_on_after(5):
                 await asyncio.gather(server.task, return_exceptions=True)
             server.task.cancel()
