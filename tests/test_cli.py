@@ -83,6 +83,7 @@ def test_a_headless_run_with_no_mcp_server_imports_neither_mcp_nor_pydantic(
     loaded = set(json.loads(done.stderr.splitlines()[-1]))
     assert "earshot.core.agent_session" in loaded  # the run did happen in this process
     assert not [m for m in loaded if m == "mcp" or m.startswith(("mcp.", "pydantic"))]
+    assert not [m for m in loaded if m.startswith("earshot.mcp")]  # not even the config
 
 
 def test_help_lists_every_command() -> None:

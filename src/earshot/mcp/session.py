@@ -5,12 +5,15 @@ started yet (see servers.py), with the settings that tune them: ``mcpStartupTime
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from earshot._base.dirs import state_dir
 from earshot.core.config.settings import SettingsError, load_settings, project_root
 from earshot.mcp.config import load_servers
-from earshot.mcp.search import SearchPolicy
-from earshot.mcp.servers import DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, McpServers
+
+if TYPE_CHECKING:
+    from earshot.mcp.search import SearchPolicy
+    from earshot.mcp.servers import McpServers
 
 
 def _number(cwd: Path, key: str, default: int) -> int:
@@ -26,6 +29,8 @@ def _number(cwd: Path, key: str, default: int) -> int:
 
 
 def _search(cwd: Path) -> SearchPolicy:
+    from earshot.mcp.search import SearchPolicy
+
     policy = SearchPolicy()
     for source in load_settings(cwd).files:
         found = source.data.get("mcpToolSearch")
@@ -39,12 +44,14 @@ def _search(cwd: Path) -> SearchPolicy:
 
 def open_servers(cwd: Path) -> McpServers | None:
     """The servers configured for ``cwd`` (not started yet), or None when there are none.
-    Untrusted project servers are kept, to be named in a notice; they never start."""
+    Untrusted project servers are kept, to be named in a notice; they never start.
+    With none configured, only the configuration files are read (no client code loaded)."""
     root = project_root(cwd.resolve())
     configs = load_servers(root)
     if not configs:
         return None
     from earshot.mcp import trust
+    from earshot.mcp.servers import DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, McpServers
 
     trusted = trust.state(root).trusted
     run = [c for c in configs if not c.needs_trust or trusted]
