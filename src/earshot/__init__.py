@@ -1,7 +1,9 @@
 """earshot: a provider-agnostic terminal coding agent."""
 
 import sys
-import types
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 
 from earshot import _compiled
 
@@ -9,21 +11,32 @@ from earshot import _compiled
 _compiled.install()
 
 
-def _httpx_without_its_cli() -> None:
+def _no_httpx_cli() -> None:
+    raise SystemExit("httpx's command line is not available inside earshot")
+
+
+class _HttpxCliStandIn:
     """httpx imports its command-line tool (click, rich, pygments: 60-130 ms) whenever
     click is installed, as it is beside the mcp package; earshot never runs that tool, so
-    its module is stood in for before httpx is first imported."""
-    if "httpx" in sys.modules or "httpx._main" in sys.modules:
-        return
-    stand_in = types.ModuleType("httpx._main", "httpx's command line, not loaded by earshot")
+    this import hook answers ``httpx._main`` with a stand-in when httpx asks for it."""
 
-    def main() -> None:
-        raise SystemExit("httpx's command line is not available inside earshot")
+    @staticmethod
+    def find_spec(
+        name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if name != "httpx._main":
+            return None
+        return ModuleSpec(name, _HttpxCliStandIn)  # type: ignore[arg-type] # a duck-typed Loader
 
-    stand_in.main = main  # type: ignore[attr-defined] # a module built at run time
-    sys.modules["httpx._main"] = stand_in
+    @staticmethod
+    def create_module(spec: ModuleSpec) -> None:
+        return None
+
+    @staticmethod
+    def exec_module(module: ModuleType) -> None:
+        module.main = _no_httpx_cli  # type: ignore[attr-defined] # a module built at run time
 
 
-_httpx_without_its_cli()
+sys.meta_path.insert(0, _HttpxCliStandIn)
 
 __version__ = "0.1.0"
