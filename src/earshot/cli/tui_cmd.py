@@ -63,12 +63,17 @@ def main(args: list[str]) -> int:
             parse_effort(effort, where="--effort")
         except ValueError as exc:
             raise UsageError(str(exc)) from exc
+    from earshot.cli._sources import mcp_servers
+    from earshot.cli.trust_cmd import ask_once
     from earshot.tui.main import TuiOptions, run
+
+    ask_once(cwd)
 
     return run(
         TuiOptions(
             session=session_options(values, cwd),
             prompt=prompt,
             images=words_flag(values, "images"),
+            sources=mcp_servers,
         )
     )

@@ -3,8 +3,11 @@
 It owns the agent loop, the transcript, the permission gate, undo, the model catalog and
 the cost, and it is all a front-end talks to::
 
-    AgentSession.open(SessionOptions, approve=, ask=, extra_tools=)   new, --continue,
-                                    --resume ID, optionally forked; UserError if it cannot
+    AgentSession.open(SessionOptions, approve=, ask=, extra_tools=, sources=)   new,
+                                    --continue, --resume ID, optionally forked; UserError
+                                    if it cannot (``sources``: tools that arrive later,
+                                    such as MCP servers'; see core/extensions.py)
+    ready() -> notices              wait for the sources (the first model call does too)
     prompt(input) -> events         one turn (TurnEnded last); steer(input) mid-turn
     abort()                         the stream, running tools, a pending approval
     mode / set_mode(name)           the gate's permission mode
@@ -43,6 +46,7 @@ from earshot.core.config.targets import (
     target_for,
 )
 from earshot.core.effort import EffortPolicy, SessionEffort, recorded_level
+from earshot.core.extensions import ExtraCommand, ToolSource
 from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
@@ -141,6 +145,7 @@ class AgentSession:
         approve: ApproveFn | None,
         ask: AskFn | None,
         extra_tools: Sequence[AnyTool],
+        sources: Sequence[ToolSource] = (),
         resumed: bool,
         warnings: list[str],
         memory_files: list[str],
@@ -159,6 +164,7 @@ class AgentSession:
         self._approve = approve
         self._ask = ask
         self._extra_tools = tuple(extra_tools)
+        self.sources = tuple(sources)
         self._earlier_usd = transcript.cost_usd()
         self._catalog: ModelCatalog | None = None
         self._compacting = False
@@ -174,6 +180,7 @@ class AgentSession:
         ask: AskFn | None = None,
         extra_tools: Sequence[AnyTool] = (),
         settings: Settings | None = None,
+        sources: Sequence[ToolSource] = (),
     ) -> AgentSession:
         """A ready session over a new or resumed transcript. Raises a ``UserError``
         (settings, catalog, unknown model, session) or ``ProviderError`` (a missing key);
@@ -275,6 +282,7 @@ class AgentSession:
             verify_rounds=settings.verify_rounds,
             verify_suggestion=None if settings.verify else verify.suggest(cwd),
             retry=None if retries is None else RetryPolicy(max_retries=retries),
+            sources=sources,
         )
         if effort.choice.note and not effort.choice.defaulted:
             notices.append(effort.choice.note)
@@ -288,6 +296,7 @@ class AgentSession:
             approve=approve,
             ask=ask,
             extra_tools=extra_tools,
+            sources=sources,
             resumed=resumed,
             warnings=[*rules.notices, *(transcript.warnings() if resumed else ()), *notices],
             memory_files=[str(f.path) for f in memory],
@@ -342,6 +351,16 @@ class AgentSession:
         if self._catalog is None:
             self._catalog = load_catalog(self.settings)
         return self._catalog
+
+    async def ready(self) -> list[str]:
+        """Wait for the tool sources (bounded by their timeouts); their new notices.
+        The first model call waits the same way; this lets a front-end list the tools
+        (headless ``init``) or show the notices before it."""
+        return await self.agent.sources_ready()
+
+    def extra_commands(self) -> list[ExtraCommand]:
+        """The slash commands the sources add (``/mcp``, MCP server prompts)."""
+        return [command for source in self.sources for command in source.commands()]
 
     def sessions(self) -> list[SessionInfo]:
         """This directory's sessions, newest first."""
@@ -510,6 +529,7 @@ class AgentSession:
             approve=self._approve,
             ask=self._ask,
             extra_tools=self._extra_tools,
+            sources=self.sources,
         )
 
     async def fork(self) -> tuple[AgentSession, str | None]:

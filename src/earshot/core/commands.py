@@ -3,6 +3,7 @@
 ::
 
     COMMANDS: name -> Command(about, hint, everywhere, run)
+    extra(session) -> [Command]                    those the session's tool sources add
     find(text) -> (Command, argument) | None       "/name rest"
     run(session, text) -> CommandReply | None      None: not a command, send it as typed
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 from earshot._base.errors import UserError
 from earshot.core.agent_session import AgentSession, error_text
+from earshot.core.extensions import ExtraCommand
 from earshot.core.loop.events import AgentEvent
 from earshot.core.permissions import MODES
 from earshot.providers.effort import EFFORT_LEVELS
@@ -319,10 +321,33 @@ def find(text: str, *, everywhere: bool = False) -> tuple[Command, str] | None:
     return found, rest.strip()
 
 
+def extra(session: AgentSession, *, everywhere: bool = False) -> list[Command]:
+    """The commands the session's tool sources add (``/mcp``, ``/mcp__server__prompt``),
+    as commands of the table; a built-in name always wins."""
+    commands: list[Command] = []
+    for added in session.extra_commands():
+        if added.name in COMMANDS or (everywhere and not added.everywhere):
+            continue
+
+        async def answer(
+            _session: AgentSession, arg: str, added: ExtraCommand = added
+        ) -> CommandReply:
+            reply = await added.run(arg)
+            return CommandReply(text=reply.text, error=reply.error, send=reply.send)
+
+        commands.append(Command(added.name, added.about, answer, added.hint, added.everywhere))
+    return commands
+
+
 async def run(session: AgentSession, text: str, *, everywhere: bool = False) -> CommandReply | None:
-    """Answer ``text`` when it is a command; a refusal (an unknown mode, a turn still
-    running) is an error reply, never an exception."""
+    """Answer ``text`` when it is a command (built in, or added by a tool source); a
+    refusal (an unknown mode, a turn still running) is an error reply, never an exception."""
     found = find(text, everywhere=everywhere)
+    if found is None and text.strip().startswith("/"):
+        name, _, rest = text.strip()[1:].partition(" ")
+        for command in extra(session, everywhere=everywhere):
+            if command.name == name:
+                found = command, rest.strip()
     if found is None:
         return None
     command, arg = found
@@ -332,4 +357,13 @@ async def run(session: AgentSession, text: str, *, everywhere: bool = False) -> 
         return _error(error_text(exc))
 
 
-__all__ = ["ALIASES", "COMMANDS", "INIT_PROMPT", "Command", "CommandReply", "find", "run"]
+__all__ = [
+    "ALIASES",
+    "COMMANDS",
+    "INIT_PROMPT",
+    "Command",
+    "CommandReply",
+    "extra",
+    "find",
+    "run",
+]

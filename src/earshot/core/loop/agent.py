@@ -18,7 +18,10 @@ invalid arguments, denials and interruptions included); a tool failure is an err
 never the end of a turn; only a failed model call ends a turn early (``TurnEnded(reason=
 "error")``); an abort stops the stream and running tools and still leaves a history every
 provider accepts; ``TurnEnded`` is always the last event. Core knows nothing of terminals,
-editors or MCP: extra tools arrive through ``AgentSession.open(extra_tools=...)``.
+editors or MCP: extra tools arrive through ``AgentSession.open(extra_tools=...)``, and
+tools that arrive later through its ``sources`` (``core.extensions.ToolSource``): before
+each model call the loop awaits their ``ready()`` (raced against an abort; their notices
+become ``Notice`` events) and offers their current ``tools()``.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from earshot._base.aio import race
 from earshot.core.effort import SessionEffort
+from earshot.core.extensions import ToolSource
 from earshot.core.loop import verify
 from earshot.core.loop._execute import ToolBatch
 from earshot.core.loop._faults import SQUEEZE_KEEP, retry_notice, squeeze_window, unfit_error
@@ -109,9 +114,12 @@ class Agent:
         verify: Sequence[str] = (),
         verify_rounds: int = 3,
         verify_suggestion: str | None = None,
+        sources: Sequence[ToolSource] = (),
     ) -> None:
         self.target = target
         self.tools: dict[str, AnyTool] = {tool.name: tool for tool in tools}
+        self._fixed_tools = dict(self.tools)
+        self.sources = tuple(sources)
         self.cwd = cwd
         self.gate = gate
         self.system = system
@@ -190,6 +198,27 @@ class Agent:
 
     def tool_names(self) -> list[str]:
         return list(self.tools)
+
+    async def sources_ready(self) -> list[str]:
+        """Wait for the tool sources (each bounded by its own timeout, and by an abort);
+        their new notices. The tools they offer now are in ``tools`` afterwards."""
+        notices: list[str] = []
+        for source in self.sources:
+            said, _aborted = await race(source.ready, self._abort)
+            notices += said or ()
+        self.refresh_tools()
+        return notices
+
+    def refresh_tools(self) -> None:
+        """The fixed tools, then what each source offers now (a fixed tool keeps its name)."""
+        if not self.sources:
+            return
+        tools = dict(self._fixed_tools)
+        window = self.window()
+        for source in self.sources:
+            for tool in source.tools(window):
+                tools.setdefault(tool.name, tool)
+        self.tools = tools
 
     async def close(self) -> None:
         """End the session's side effects: kill background shells (idempotent)."""
@@ -405,6 +434,9 @@ class Agent:
             injected = self._queue.popleft()
             await self._append(injected)
             yield UserMessageInjected(message=injected)
+        if self.sources:
+            for notice in await self.sources_ready():
+                yield Notice(level="warning", message=notice)
         stop = self._limit(turn)
         if stop is not None:
             turn.stop(stop)
