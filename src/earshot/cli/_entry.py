@@ -43,6 +43,12 @@ def _dispatch(args: list[str]) -> int:
 
         sys.stdout.write(top_level_help())
         return 0
+    if args and args[0] == "acp" and (flags := _acp_flags(args[1:])) is not None:
+        # An editor starts `earshot acp` and waits for its first reply: skip the command
+        # parser (cyclopts) for the flags editors pass; anything else goes through it.
+        from earshot.cli.acp_cmd import main as acp
+
+        return acp(**flags)
     from earshot.cli._commands import COMMANDS
 
     if args and args[0] in COMMANDS:
@@ -57,6 +63,31 @@ def _dispatch(args: list[str]) -> int:
     from earshot.cli.print_cmd import main as headless
 
     return headless(args)
+
+
+_ACP_FLAGS = {"--model": "model", "-m": "model", "--permission-mode": "permission_mode"}
+
+
+def _acp_flags(args: list[str]) -> dict[str, str | None] | None:
+    """``earshot acp``'s own flags (``--model``/``-m``, ``--permission-mode``, each once,
+    as ``--flag value`` or ``--flag=value``), or None for anything else (``--help``, a
+    typo), which the command parser answers."""
+    found: dict[str, str | None] = {"model": None, "permission_mode": None}
+    seen: set[str] = set()
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        name, eq, value = arg.partition("=")
+        key = _ACP_FLAGS.get(name)
+        if key is None or key in seen or (eq and name == "-m"):
+            return None
+        if not eq:
+            if not rest or rest[0].startswith("-"):
+                return None
+            value = rest.pop(0)
+        seen.add(key)
+        found[key] = value
+    return found
 
 
 def _terminal() -> bool:
