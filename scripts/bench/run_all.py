@@ -10,6 +10,8 @@ Builds, each a column when present:
     onefile    ``dist/earshot-onefile``
     hello      ``dist/hello/hello``: a frozen hello-world from the same PyInstaller
                (``scripts/build --baseline``), the start-up floor for the frozen builds
+    before     ``--before PATH``: an earshot executable of another commit, for a before and
+               after in one run (start-up, first request and ACP rows only)
 
 Start-up (``--version``, ``--help``, and the first request of a headless run reaching the
 fake provider) is timed here, interleaved across the builds so a noisy machine affects them
@@ -22,7 +24,7 @@ is a test: compare ratios across machines, not raw numbers.
 Usage (from the repository root)::
 
     .venv/bin/python scripts/bench/run_all.py [--runs 15] [--rounds 3] [--quick] [--raw]
-                     [--compiled PYTHON] [--frozen DIR]
+                     [--compiled PYTHON] [--frozen DIR] [--before EARSHOT]
 """
 
 from __future__ import annotations
@@ -114,6 +116,8 @@ def find_builds(args: argparse.Namespace) -> list[Build]:
     ):
         if path.is_file():
             builds.append(Build(name, str(path)))
+    if args.before:
+        builds.insert(0, Build("before", args.before))
     return builds
 
 
@@ -264,6 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--frozen", default=str(ROOT / "dist"), help="where scripts/build put binaries"
     )
+    parser.add_argument(
+        "--before",
+        help="another earshot executable (an install of an older commit) timed as a column "
+        "of its own in the start-up, first-request and ACP rows",
+    )
+    parser.add_argument(
+        "--startup-only", action="store_true", help="only the rows timed across every build"
+    )
     args = parser.parse_args(argv)
     runs = 3 if args.quick else args.runs
     builds = find_builds(args)
@@ -308,6 +320,10 @@ def main(argv: list[str] | None = None) -> int:
         f"python answering the same line {acp['python']:.1f} ms",
     )
 
+    if args.startup_only:
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, start-up runs {runs}")
+        print(table.render())
+        return 0
     sse_args = ["--mb", "4", "--runs", "3"] if args.quick else []
     decide_args = ["--runs", "5", "--loops", "300"] if args.quick else []
     session_args = (
