@@ -118,7 +118,7 @@ Search file contents by regular expression (ripgrep syntax; keep to what
 Python's `re` also accepts). Respects .gitignore; skips binary files.
 - `output_mode`: `files_with_matches` (default; newest first), `content` (`N:line`, context
   `N-line`), `count`.
-- Filter with `glob` (`*.{{ts,tsx}}`; `!` excludes) or `type` (py, ts, rust, go, ...).
+- Filter with `glob` (`*.{{ts,tsx}}`) or `type` (py, ts, rust, go, ...).
 - Lines are searched one by one: set `multiline` for patterns spanning lines. Escape regex
   characters for literal text: `interface\\{{\\}}`.
 - Shows {DEFAULT_HEAD_LIMIT} entries; page with `head_limit` and `offset`.

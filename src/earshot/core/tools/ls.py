@@ -26,8 +26,7 @@ MAX_ENTRIES = 1000
 
 DESCRIPTION = f"""
 List one directory (not recursive): directories first, ending in `/`, then files; at most
-{MAX_ENTRIES}. `ignore` takes glob patterns of entry names (`*.pyc`, `node_modules/`). To
-find files across a tree use `glob`.
+{MAX_ENTRIES}. To find files across a tree use `glob`.
 """
 
 
@@ -35,7 +34,7 @@ class LsInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     path: str = "."
     ignore: Annotated[
         list[str],
-        msgspec.Meta(description="Entry-name globs to leave out; `dir/` for directories"),
+        msgspec.Meta(description="Entry-name globs to leave out: `*.pyc`, `node_modules/`"),
     ] = msgspec.field(default_factory=list)
 
 
