@@ -10,6 +10,8 @@ Builds, each a column when present:
     onefile    ``dist/earshot-onefile``
     hello      ``dist/hello/hello``: a frozen hello-world from the same PyInstaller
                (``scripts/build --baseline``), the start-up floor for the frozen builds
+    before     ``--before PATH``: an earshot executable of another commit, for a before and
+               after in one run (start-up, first request and ACP rows only)
 
 Start-up (``--version``, ``--help``, and the first request of a headless run reaching the
 fake provider) is timed here, interleaved across the builds so a noisy machine affects them
@@ -22,7 +24,7 @@ is a test: compare ratios across machines, not raw numbers.
 Usage (from the repository root)::
 
     .venv/bin/python scripts/bench/run_all.py [--runs 15] [--rounds 3] [--quick] [--raw]
-                     [--compiled PYTHON] [--frozen DIR]
+                     [--compiled PYTHON] [--frozen DIR] [--before EARSHOT]
 """
 
 from __future__ import annotations
@@ -114,6 +116,8 @@ def find_builds(args: argparse.Namespace) -> list[Build]:
     ):
         if path.is_file():
             builds.append(Build(name, str(path)))
+    if args.before:
+        builds.insert(0, Build("before", args.before))
     return builds
 
 
@@ -140,13 +144,15 @@ def startup(builds: list[Build], runs: int) -> dict[str, dict[str, float]]:
     return out
 
 
-def first_request(builds: list[Build], runs: int) -> dict[str, float]:
-    """Median ms from spawning ``earshot -p`` to the fake provider receiving its request."""
+def first_request(builds: list[Build], runs: int) -> tuple[dict[str, float], dict[str, int]]:
+    """Median ms from spawning ``earshot -p`` to the fake provider receiving its request, and
+    the size in bytes of that request's body, per build."""
     sys.path.insert(0, str(ROOT))
     from tests.fake_provider import FakeProvider, anthropic
 
     agents = [b for b in builds if b.name != "hello"]
     samples: dict[str, list[float]] = {b.name: [] for b in agents}
+    sizes: dict[str, int] = {}
     with FakeProvider() as fake, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         work = Path(tmp) / "work"
@@ -175,7 +181,29 @@ def first_request(builds: list[Build], runs: int) -> dict[str, float]:
                 )
                 if n:
                     samples[build.name].append(fake.requests[before].received_at - start)
-    return {name: statistics.median(v) * 1000 for name, v in samples.items()}
+                sizes[build.name] = len(fake.requests[before].body)
+    return {name: statistics.median(v) * 1000 for name, v in samples.items()}, sizes
+
+
+def python_floor(runs: int) -> float:
+    """Median ms of ``python -I -c pass``: the interpreter's own start, the floor."""
+    cmd = [sys.executable, "-I", "-c", "pass"]
+    _wall(cmd)
+    return statistics.median(_wall(cmd) for _ in range(runs)) * 1000
+
+
+def request_split() -> str:
+    """How the first request divides: system prompt and tool definitions (bytes, compact
+    JSON), as this source tree builds them."""
+    import msgspec
+
+    from earshot.core.config.prompt import system_prompt
+    from earshot.core.tools.registry import builtin_tools
+
+    tools = builtin_tools()
+    system = system_prompt(cwd=ROOT, tools=[t.name for t in tools])
+    specs = msgspec.json.encode([t.spec() for t in tools])
+    return f"system {len(system.encode()) / 1000:.1f} KB, tools {len(specs) / 1000:.1f} KB"
 
 
 def run_script(python: str, script: str, *args: str) -> str:
@@ -213,7 +241,7 @@ PATTERNS: dict[str, dict[str, tuple[str, bool]]] = {
     "headless": {
         "headless one turn (ms)": (r"one turn\s+median\s+(\d+)", False),
         "headless tool-call session (ms)": (r"-call session\s+median\s+(\d+)", False),
-        "loop overhead per tool call (ms)": (r"gap: median ([\d.]+)", False),
+        "gap, tool result -> next request (ms)": (r"gap: median ([\d.]+)", False),
         "peak RSS, one turn (MB)": (r"one turn.*peak RSS (\d+)", False),
     },
 }
@@ -240,6 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--frozen", default=str(ROOT / "dist"), help="where scripts/build put binaries"
     )
+    parser.add_argument(
+        "--before",
+        help="another earshot executable (an install of an older commit) timed as a column "
+        "of its own in the start-up, first-request and ACP rows",
+    )
+    parser.add_argument(
+        "--startup-only", action="store_true", help="only the rows timed across every build"
+    )
     args = parser.parse_args(argv)
     runs = 3 if args.quick else args.runs
     builds = find_builds(args)
@@ -253,13 +289,41 @@ def main(argv: list[str] | None = None) -> int:
         row = times[arg]
         note = _ratio(row.get("onedir"), row.get("hello"), "onedir/hello")
         table.add(f"start-up {arg} (ms)", {k: _fmt(v) for k, v in row.items()}, note)
-    firsts = first_request(builds, max(2, runs // 3))
+    floor = python_floor(runs)
+    table.add("baseline: python -I -c pass (ms)", {"pure": _fmt(floor)}, "same run")
+    firsts, sizes = first_request(builds, max(2, runs // 3))
     table.add(
         "headless first request sent (ms)",
         {k: _fmt(v) for k, v in firsts.items()},
-        _ratio(firsts.get("onedir"), firsts.get("pure"), "onedir/pure"),
+        " ".join(
+            x
+            for x in (
+                _ratio(firsts.get("onedir"), firsts.get("pure"), "onedir/pure"),
+                _ratio(firsts.get("pure"), floor, "pure/python"),
+            )
+            if x
+        ),
+    )
+    table.add(
+        "first request body (KB)",
+        {k: _fmt(v / 1000) for k, v in sizes.items()},
+        request_split(),
+    )
+    sys.path.insert(0, str(BENCH))
+    from acp_init import measure
+
+    agents = {b.name: b.earshot for b in builds if b.name != "hello"}
+    acp = measure(agents, max(3, runs // 2))
+    table.add(
+        "acp initialize answered (ms)",
+        {k: _fmt(v) for k, v in acp.items() if k in agents},
+        f"python answering the same line {acp['python']:.1f} ms",
     )
 
+    if args.startup_only:
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, start-up runs {runs}")
+        print(table.render())
+        return 0
     sse_args = ["--mb", "4", "--runs", "3"] if args.quick else []
     decide_args = ["--runs", "5", "--loops", "300"] if args.quick else []
     session_args = (
@@ -303,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
             note = _ratio(compiled, pure, "compiled/pure")
         else:
             note = _ratio(pure, compiled, "pure/compiled")  # >1: compiled is faster
-        digits = 0 if "(ms)" in metric and "overhead" not in metric else 1
+        digits = 0 if "(ms)" in metric and "gap" not in metric else 1
         table.add(metric, {k: _fmt(v, digits) for k, v in values.items()}, note)
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, start-up runs {runs}")

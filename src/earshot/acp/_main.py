@@ -11,6 +11,7 @@ from typing import BinaryIO
 import anyio
 from acp.agent.connection import AgentSideConnection
 
+from earshot.acp._early import Early
 from earshot.acp._server import EarshotAcpAgent
 from earshot.acp._transport import LineTransport
 from earshot.core.extensions import SourceFactory
@@ -23,9 +24,20 @@ async def serve(
     infile: BinaryIO,
     out_fd: int,
     sources: SourceFactory | None = None,
+    early: Early | None = None,
 ) -> None:
     agent = EarshotAcpAgent(model=model, permission_mode=permission_mode, sources=sources)
-    transport = LineTransport(infile, out_fd)
+    pending: bytes | None = None
+    if early is not None and early.answered:
+        agent.initialized(early.forms, early.client, early.protocol)
+    elif early is not None:
+        pending = early.pending
+    transport = LineTransport(
+        infile,
+        out_fd,
+        first=pending,
+        ended=early is not None and (not early.answered and early.pending is None),
+    )
     # The routes the library still marks unstable (session/resume and session/close here,
     # elicitation on the client side) are stable in ACP v1 schema 1.21: serve them.
     conn = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)

@@ -126,6 +126,11 @@ class EarshotAcpAgent:
     def on_connect(self, conn: Client) -> None:
         self.client = conn
 
+    def initialized(self, forms: bool, client: str, protocol: int) -> None:
+        """What ``initialize`` records, when ``_early`` answered it before the library."""
+        self.forms = forms
+        log.info("initialize from %s (protocol %s)", client, protocol)
+
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def initialize(
@@ -136,9 +141,10 @@ class EarshotAcpAgent:
         **kwargs: object,
     ) -> InitializeResponse:
         elicitation = client_capabilities.elicitation if client_capabilities else None
-        self.forms = elicitation is not None and elicitation.form is not None
         who = f"{client_info.name} {client_info.version}" if client_info else "an unnamed client"
-        log.info("initialize from %s (protocol %s)", who, protocol_version)
+        self.initialized(
+            elicitation is not None and elicitation.form is not None, who, protocol_version
+        )
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=CAPABILITIES,

@@ -77,12 +77,21 @@ class LineTransport:
     """The ``acp`` library's message transport over a readable binary file and a writable
     file descriptor."""
 
-    def __init__(self, infile: BinaryIO, out_fd: int) -> None:
+    def __init__(
+        self, infile: BinaryIO, out_fd: int, *, first: bytes | None = None, ended: bool = False
+    ) -> None:
+        """``first``: a line already read from ``infile`` (by ``_early``), read before the
+        rest; ``ended``: the input had already ended there."""
         self._in = infile
         self._out = out_fd
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._closed = False
         self._gone = False
+        if first is not None:
+            self._lines.put_nowait(first)
+        if ended:
+            self._lines.put_nowait(None)
+            return
         loop = asyncio.get_running_loop()
         threading.Thread(target=self._read, args=(loop,), name="acp-stdin", daemon=True).start()
 

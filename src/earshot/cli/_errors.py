@@ -8,9 +8,12 @@ interrupted. Anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 
 from earshot._base.errors import UserError
+
+TYPE_CHECKING = False  # typing and collections.abc cost imports on the way to a command
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 USAGE_ERROR = 2
 INTERRUPTED = 130
@@ -26,17 +29,22 @@ def fail(message: str, code: int = USAGE_ERROR) -> int:
 
 
 def guarded(call: Callable[[], int]) -> int:
-    """Run a command; map the failures a person can fix to a message and a status."""
-    from earshot.providers.errors import ProviderError
+    """Run a command; map the failures a person can fix to a message and a status.
 
+    The provider errors are imported only when something failed: ``earshot acp`` answers
+    its first request inside ``call`` and must not load msgspec before that."""
     try:
         return call()
     except KeyboardInterrupt:
         return INTERRUPTED
-    except ProviderError as exc:
-        return fail(exc.message)
     except UserError as exc:
         return fail(str(exc))
+    except Exception as exc:
+        from earshot.providers.errors import ProviderError
+
+        if isinstance(exc, ProviderError):
+            return fail(exc.message)
+        raise
 
 
 __all__ = ["INTERRUPTED", "USAGE_ERROR", "UsageError", "fail", "guarded"]

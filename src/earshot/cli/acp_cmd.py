@@ -10,12 +10,15 @@ a bad flag. The protocol library is imported here, not at start-up of other comm
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
-from typing import BinaryIO
 
 from earshot.cli._errors import UsageError, guarded
+
+# typing costs an import before the first reply; mypy honours a TYPE_CHECKING of our own.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 
 def _protocol_streams() -> tuple[BinaryIO, int]:
@@ -38,6 +41,13 @@ def _serve(model: str | None, permission_mode: str | None) -> int:
             parse_mode(permission_mode)
         except ValueError as exc:
             raise UsageError(f"--permission-mode: {exc}") from exc
+    from earshot.acp import answer_initialize
+
+    infile, out_fd = _protocol_streams()
+    # The editor waits for this reply: logging, the protocol library and core load after it.
+    early = answer_initialize(infile, out_fd)
+    import logging
+
     level = os.environ.get("EARSHOT_LOG_LEVEL", "INFO").upper()
     logging.basicConfig(
         stream=sys.stderr,
@@ -50,7 +60,6 @@ def _serve(model: str | None, permission_mode: str | None) -> int:
     from earshot.acp import serve
     from earshot.cli._sources import mcp_servers
 
-    infile, out_fd = _protocol_streams()
     anyio.run(
         lambda: serve(
             model=model,
@@ -58,6 +67,7 @@ def _serve(model: str | None, permission_mode: str | None) -> int:
             infile=infile,
             out_fd=out_fd,
             sources=mcp_servers,
+            early=early,
         )
     )
     return 0

@@ -177,12 +177,18 @@ def read_transcript(path: Path) -> Transcript:
 def _collector_paused() -> Iterator[None]:
     """Building a large tree allocates hundreds of thousands of objects and no cycles;
     the cyclic collector would rescan the growing heap many times over (half the load
-    time of a 100,000-entry session), so it waits until the tree is built."""
+    time of a 100,000-entry session), so it waits until the tree is built, and the tree
+    is then frozen out of its reach (``gc.freeze``)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        # The tree lives as long as the session: move it (and whatever else is alive) out
+        # of the collector's generations, or the first collection after this walks every
+        # object just built (about as long again as building it) and later full
+        # collections walk them all again.
+        gc.freeze()
         if was_enabled:
             gc.enable()
 

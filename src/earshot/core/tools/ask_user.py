@@ -26,27 +26,22 @@ from earshot.core.tools.base import AskFn, Question, ToolContext, ToolError, Too
 from earshot.core.tools.display import Answered
 
 DESCRIPTION = """
-Ask the user a question and wait for the answer. Use it when you need a decision or a
-fact only the user has (which of two designs, a missing credential name, whether a risky
-step is wanted), not for things you can find out yourself by reading code or running
-commands. Offer `choices` when the likely answers are known; set `allow_free_text` to
-false to require one of them. Ask one clear question at a time. In a session with no user
-(headless) this fails: then proceed on your own judgment and state your assumptions.
+Ask the user and wait, only for a decision or fact only they have (a design choice, a
+credential's name, a risky step), not for what code or commands can tell you. Offer
+`choices` when the likely answers are known. One clear question at a time. With no user
+(headless) it fails: proceed on your judgment, state assumptions.
 """
 
 
 class AskUserInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    question: Annotated[str, msgspec.Meta(description="The question, complete and specific")]
+    question: str
     choices: Annotated[
         list[str],
-        msgspec.Meta(description="Answers to offer, in order (optional)"),
+        msgspec.Meta(description="Answers to offer"),
     ] = msgspec.field(default_factory=list)
     allow_free_text: Annotated[
         bool,
-        msgspec.Meta(
-            description="Whether the user may answer in their own words instead of a "
-            "choice (default true; needs choices when false)"
-        ),
+        msgspec.Meta(description="Let the user answer in their own words"),
     ] = True
 
 

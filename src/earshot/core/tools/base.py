@@ -224,16 +224,70 @@ def _inline(node: JSONValue, defs: dict[str, JSONValue], depth: int = 0) -> JSON
     return {k: _inline(v, defs, depth) for k, v in node.items() if k not in ("$defs", "title")}
 
 
+_NULL: JSONValue = {"type": "null"}
+
+
+def _off(value: JSONValue) -> bool:
+    return value is False or value == "" or value == []
+
+
+def _compact(node: JSONValue) -> JSONValue:
+    """The same contract in fewer bytes, sent with every request: an optional field that
+    may be null (``anyOf: [X, null]``, ``default: null``) becomes plain ``X`` left out of
+    ``required`` (absent and null decode alike); defaults that mean "off" or "none"
+    (``false``, ``""``, ``[]``) and an empty ``required`` go; so does
+    ``additionalProperties: false``: an unknown field is still refused, with an error that
+    names it (``Tool.parse``)."""
+    if isinstance(node, list):
+        return [_compact(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _compact(v) for k, v in node.items()}
+    any_of = out.get("anyOf")
+    if (
+        isinstance(any_of, list)
+        and len(any_of) == 2
+        and _NULL in any_of
+        and "default" in out
+        and out["default"] is None
+    ):
+        (kept,) = [option for option in any_of if option != _NULL]
+        if isinstance(kept, dict):
+            rest = {k: v for k, v in out.items() if k not in ("anyOf", "default")}
+            out = {**rest, **kept}
+    if "default" in out and _off(out["default"]):
+        del out["default"]
+    if out.get("required") == []:
+        del out["required"]
+    if out.get("additionalProperties") is False:
+        del out["additionalProperties"]
+    return out
+
+
 def _inline_schema(input_type: type[msgspec.Struct]) -> JSONObject:
     """The JSON Schema of ``input_type`` with every ``$ref`` into ``$defs`` inlined: a plain
-    object schema, which every vendor and compatible server accepts."""
+    object schema, which every vendor and compatible server accepts, compacted (``_compact``)."""
     schema: JSONObject = msgspec.json.schema(input_type)
     raw_defs = schema.get("$defs")
     defs: dict[str, JSONValue] = raw_defs if isinstance(raw_defs, dict) else {}
-    inlined = _inline(schema, defs)
+    inlined = _compact(_inline(schema, defs))
     result: JSONObject = inlined if isinstance(inlined, dict) else {}
     result.setdefault("properties", {})
     return result
+
+
+def _unwrap(text: str) -> str:
+    """``text`` with its source line wrapping undone: a line starting ``- `` begins a new
+    line (a list item), every other line continues the one before. The model reads the
+    same words; the request carries fewer bytes."""
+    lines: list[str] = []
+    for line in text.strip().splitlines():
+        stripped = line.strip()
+        if lines and stripped and not stripped.startswith("- ") and lines[-1]:
+            lines[-1] = f"{lines[-1]} {stripped}"
+        else:
+            lines.append(stripped)
+    return "\n".join(lines)
 
 
 def define_tool(
@@ -262,7 +316,7 @@ def define_tool(
         )
     return Tool(
         name=name,
-        description=description.strip(),
+        description=_unwrap(description),
         input_type=input_type,
         execute=execute,
         read_only=read_only,

@@ -19,6 +19,7 @@ once; ``bash_output`` reads it and ``kill_shell`` stops it (see ``_shell.py``).
 from __future__ import annotations
 
 import signal
+import sys
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
@@ -50,47 +51,36 @@ EOF_GRACE_S = 1.0
 KILL_GRACE_S = 5.0
 
 DESCRIPTION = f"""
-Run a shell command with `bash -c` in the session's working directory and return its
-output (stdout and stderr merged, in the order printed) and `exit code: N`. A non-zero
-exit code is reported, not treated as a failure: read it.
-- Each call is a fresh shell: `cd` and exported variables do not carry over. Use absolute
-  paths or `cd dir && command`.
-- stdin is closed, so interactive prompts fail instead of waiting: pass flags such as
-  `-y`, `--no-edit` or `--yes`. The variable EARSHOT=1 is set.
-- `timeout` is in milliseconds: default {DEFAULT_TIMEOUT_MS} (2 min), max {MAX_TIMEOUT_MS}
-  (10 min). On timeout the command and every process it started are killed and the output
-  so far is returned.
-- Output beyond {MAX_OUTPUT_CHARS:,} chars or {MAX_OUTPUT_LINES:,} lines keeps its beginning
-  and end, with a marker saying how much was cut from the middle. For long output, filter
-  it (`| grep`, `| tail -n 50`) or redirect it to a file and read or grep that.
-- `run_in_background: true` starts the command and returns a shell id (bash_1, ...) at once:
-  use it for servers, watchers and long builds, not a trailing `&`. Read new output with
-  bash_output, stop it with kill_shell. The timeout does not apply to it.
-- To read, search, list or edit files use read, grep, glob, ls and edit rather than cat,
-  grep, find, sed or echo redirection.
-On Windows this is Git Bash: use POSIX syntax and forward slashes.
-"""
+Run a command with `bash -c` in the working directory; returns stdout and stderr merged,
+then `exit code: N` (non-zero is reported, not a failure: read it).
+- Each call is a fresh shell: `cd` and exports do not carry over; use `cd dir && command`.
+- stdin is closed: pass `-y`/`--yes`-style flags so nothing waits for input. EARSHOT=1 is set.
+- `timeout` in ms, default {DEFAULT_TIMEOUT_MS}; on timeout all it started is killed.
+- Long output keeps its start and end: filter it (`| tail -n 50`) or redirect it to a file.
+- Servers, watchers, long builds: `run_in_background: true` (not `&`) returns a shell id;
+  read it with bash_output, stop it with kill_shell.
+""" + (
+    "On Windows this is Git Bash: use POSIX syntax and forward slashes.\n"
+    if sys.platform == "win32"
+    else ""
+)
 
 
 class BashInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    command: Annotated[str, msgspec.Meta(description="The command to run with bash -c")]
+    command: str
     timeout: Annotated[
         Annotated[int, msgspec.Meta(ge=1)] | None,
         msgspec.Meta(
-            description=f"Milliseconds before the command is killed; default "
-            f"{DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}; ignored with run_in_background",
+            description=f"Milliseconds, max {MAX_TIMEOUT_MS}",
         ),
     ] = None
     description: Annotated[
         str,
-        msgspec.Meta(description="What the command does in 5-10 words, shown to the user"),
+        msgspec.Meta(description="5-10 words for the user"),
     ] = ""
     run_in_background: Annotated[
         bool,
-        msgspec.Meta(
-            description="Start the command, return a shell id at once, and keep it running; "
-            "read it with bash_output, stop it with kill_shell"
-        ),
+        msgspec.Meta(description="Return a shell id at once and keep it running"),
     ] = False
 
 

@@ -19,27 +19,19 @@ from earshot.core.tools.bash import MAX_OUTPUT_CHARS, MAX_OUTPUT_LINES
 from earshot.core.tools.display import ShellStatus
 
 DESCRIPTION = f"""
-Read the new output of a background shell started with bash(run_in_background: true):
-everything it printed since the previous bash_output call for that shell (stdout and
-stderr merged), then its status: `running`, `exited with code N`, or `killed`.
-- `filter` (a Python regular expression) keeps only the new lines that match; the other
-  new lines are discarded and will not be shown again.
-- Output beyond {MAX_OUTPUT_CHARS:,} chars or {MAX_OUTPUT_LINES:,} lines per call keeps its
-  beginning and end; unread output beyond {BACKGROUND_BUFFER_CHARS // (1024 * 1024)} MiB
-  drops its oldest part. Check long-running shells regularly, or use a filter.
+New output of a background shell since the last call (stdout and stderr merged), then its
+status: `running`, `exited with code N` or `killed`. `filter` keeps only matching new
+lines and discards the rest. Unread output beyond
+{BACKGROUND_BUFFER_CHARS // (1024 * 1024)} MiB loses its oldest part: check long-running
+shells regularly.
 """
 
 
 class BashOutputInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    shell_id: Annotated[
-        str, msgspec.Meta(description="Id of the background shell, as bash returned it (bash_1)")
-    ]
+    shell_id: Annotated[str, msgspec.Meta(description="The id bash returned (bash_1)")]
     filter: Annotated[
         str | None,
-        msgspec.Meta(
-            description="Regular expression (Python syntax): only new lines matching it are "
-            "returned; the others are discarded"
-        ),
+        msgspec.Meta(description="Python regular expression: only matching new lines"),
     ] = None
 
 

@@ -52,12 +52,10 @@ from earshot.core.tools.base import (
 from earshot.core.tools.display import FileChange, file_change
 
 DESCRIPTION = """
-Replace exact text in a file. `old_string` must match the file exactly (indentation
-included) and exactly once, unless `replace_all` is set to change every occurrence; if it
-matches more than once, include more surrounding lines to make it unique. Copy the text
-from `read` output without the line-number prefix. The file must have been read in this
-session and not changed since. Line endings, BOM and encoding are kept. For several
-changes to one file use `multi_edit`; to create a file use `write`.
+Replace exact text in a file. `old_string` must match exactly (indentation included,
+without `read`'s line-number prefix) and once, unless `replace_all`; if it matches more
+often, add surrounding lines. The file must have been read in this session and be unchanged
+since. Several changes to one file: `multi_edit`; a new file: `write`.
 """
 
 _SNIPPET_CONTEXT = 3
@@ -67,18 +65,10 @@ _LINE_NUMBER_PREFIX = re.compile(r"^ *\d+\t")
 
 
 class EditInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    path: Annotated[
-        str, msgspec.Meta(description="File to change: absolute, or relative to the working dir")
-    ]
-    old_string: Annotated[
-        str, msgspec.Meta(description="Exact text to find (must match once unless replace_all)")
-    ]
-    new_string: Annotated[
-        str, msgspec.Meta(description="Text to put in its place (must differ from old_string)")
-    ]
-    replace_all: Annotated[
-        bool, msgspec.Meta(description="Replace every occurrence instead of exactly one")
-    ] = False
+    path: str
+    old_string: Annotated[str, msgspec.Meta(description="Exact text to find")]
+    new_string: Annotated[str, msgspec.Meta(description="Its replacement (different)")]
+    replace_all: Annotated[bool, msgspec.Meta(description="Replace every occurrence")] = False
 
 
 # --- the editing core ----------------------------------------------------------------------

@@ -33,24 +33,15 @@ from earshot.core.tools.base import (
 MAX_RESULTS = 200
 
 DESCRIPTION = f"""
-Find files by path pattern, newest first: `**/*.py`, `src/**/*.{{ts,tsx}}`,
-`tests/test_*.py`. The pattern matches paths relative to `path` (default: the working
-directory): `*` and `?` match within one directory name, `**` any number of directories,
-`{{a,b}}` either, `[abc]` one of. `*.py` matches only directly in `path`; use `**/*.py`
-for every depth. Files ignored by .gitignore and `.git` are left out (unless the pattern
-names an ignored directory outright, e.g. `build/*.js`). Returns paths relative to the
-working directory, at most {MAX_RESULTS}: narrow the pattern or the path to see others.
-To search file contents use `grep`; to list one directory use `ls`.
+Find files by path pattern, newest first: `**/*.py`, `src/**/*.{{ts,tsx}}`. `*` stays within
+one directory (`*.py` only directly in `path`), `**` spans any depth. Leaves out .gitignored
+files and `.git` unless the pattern names an ignored directory. At most {MAX_RESULTS} paths.
 """
 
 
 class GlobInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    pattern: Annotated[
-        str, msgspec.Meta(description="Glob matched against paths under `path`, e.g. **/*.py")
-    ]
-    path: Annotated[
-        str, msgspec.Meta(description="Directory to search in; default: the working directory")
-    ] = "."
+    pattern: Annotated[str, msgspec.Meta(description="Glob over paths under `path`")]
+    path: str = "."
 
 
 _MAGIC = frozenset("*?[{\\")

@@ -114,20 +114,14 @@ _SIMPLE_NAME_GLOB = re.compile(r"[\w.*{},+-]+")
 _NEWLINE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\n|\n")
 
 DESCRIPTION = f"""
-Search file contents with a regular expression (ripgrep syntax; Python's `re` when ripgrep
-is not installed: write patterns both accept). Respects .gitignore; skips binary files and
-files over 32 MiB.
-- `output_mode`: `files_with_matches` (default; matching files, most recently modified
-  first), `content` (matching lines as `N:text`, context lines as `N-text`, `--` between
-  groups, grouped under each file's path), `count` (matching lines per file).
-- Filter files with `glob` (`*.py`, `*.{{ts,tsx}}`, `src/**/*.rs`; a `!` prefix excludes)
-  and/or `type` ({", ".join(sorted(TYPES))}).
-- `-A`/`-B`/`-C`: context lines after/before/around each match (content mode).
-- Lines are searched one at a time; set `multiline` for patterns that span lines (`.` then
-  matches newlines too). Escape regex characters for a literal search: `interface\\{{\\}}`.
-- Shows {DEFAULT_HEAD_LIMIT} entries by default (files, or lines in content mode); use
-  `head_limit` (max {MAX_HEAD_LIMIT}) and `offset` to see more. Lines over
-  {MAX_LINE_CHARS} characters are cut: use `read` for the whole line.
+Search file contents by regular expression (ripgrep syntax; keep to what
+Python's `re` also accepts). Respects .gitignore; skips binary files.
+- `output_mode`: `files_with_matches` (default; newest first), `content` (`N:line`, context
+  `N-line`), `count`.
+- Filter with `glob` (`*.{{ts,tsx}}`) or `type` (py, ts, rust, go, ...).
+- Lines are searched one by one: set `multiline` for patterns spanning lines. Escape regex
+  characters for literal text: `interface\\{{\\}}`.
+- Shows {DEFAULT_HEAD_LIMIT} entries; page with `head_limit` and `offset`.
 """
 
 
@@ -140,34 +134,27 @@ def _about(text: str) -> msgspec.Meta:
 
 
 class GrepInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    pattern: Annotated[str, _about("Regular expression to search for")]
-    path: Annotated[str, _about("File or directory to search; default: the working dir")] = "."
+    pattern: str
+    path: str = "."
     glob: Annotated[
         str | None,
-        _about(
-            "Only files matching this glob (no `/`: the file name; else the path under "
-            "`path`); `!` in front excludes"
-        ),
+        _about("Only files matching: a name glob, or a path glob under `path`; `!` excludes"),
     ] = None
-    type: Annotated[str | None, _about("Only files of this type, e.g. py, ts, rust, go")] = None
-    output_mode: Annotated[
-        OutputMode, _about("files_with_matches (default), content, or count")
-    ] = "files_with_matches"
-    after: Annotated[_Count | None, _about("Context lines after each match (content)")] = (
-        msgspec.field(default=None, name="-A")
+    type: Annotated[str | None, _about("Only files of this type")] = None
+    output_mode: OutputMode = "files_with_matches"
+    after: Annotated[_Count | None, _about("Lines after each match")] = msgspec.field(
+        default=None, name="-A"
     )
-    before: Annotated[_Count | None, _about("Context lines before each match (content)")] = (
-        msgspec.field(default=None, name="-B")
+    before: Annotated[_Count | None, _about("Lines before each match")] = msgspec.field(
+        default=None, name="-B"
     )
-    context: Annotated[_Count | None, _about("Context lines around each match (content)")] = (
-        msgspec.field(default=None, name="-C")
+    context: Annotated[_Count | None, _about("Lines around each match")] = msgspec.field(
+        default=None, name="-C"
     )
-    case_insensitive: Annotated[bool, _about("Ignore case")] = False
-    multiline: Annotated[bool, _about("Let matches span lines; `.` matches newlines")] = False
-    head_limit: Annotated[
-        _Positive | None, _about(f"Entries to show (default {DEFAULT_HEAD_LIMIT})")
-    ] = None
-    offset: Annotated[_Count, _about("Entries to skip before showing (for paging)")] = 0
+    case_insensitive: bool = False
+    multiline: Annotated[bool, _about("Match across lines; `.` matches newlines")] = False
+    head_limit: Annotated[_Positive | None, _about("Entries to show")] = None
+    offset: Annotated[_Count, _about("Entries to skip")] = 0
 
 
 def _query(args: GrepInput) -> Query:

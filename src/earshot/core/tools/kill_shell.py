@@ -18,15 +18,12 @@ from earshot.core.tools.display import ShellStatus
 KILL_WAIT_S = 5.0
 
 DESCRIPTION = """
-Stop a background shell started with bash(run_in_background: true): kills its command and
-every process that command started. Its unread output can still be read with bash_output.
+Stop a background shell and all it started; its unread output stays readable.
 """
 
 
 class KillShellInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    shell_id: Annotated[
-        str, msgspec.Meta(description="Id of the background shell to stop (e.g. bash_1)")
-    ]
+    shell_id: Annotated[str, msgspec.Meta(description="The id bash returned (bash_1)")]
 
 
 async def _execute(args: KillShellInput, ctx: ToolContext) -> ToolResult:

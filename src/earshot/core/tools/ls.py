@@ -25,22 +25,16 @@ from earshot.core.tools.base import (
 MAX_ENTRIES = 1000
 
 DESCRIPTION = f"""
-List the entries of one directory (not recursive): directories first, each ending in `/`,
-then files, sorted by name. `path` defaults to the working directory; `ignore` takes glob
-patterns matched against entry names (e.g. `["*.pyc", "node_modules/"]`). Shows at most
-{MAX_ENTRIES} entries. To find files by pattern across a tree use `glob`; to search
-contents use `grep`.
+List one directory (not recursive): directories first, ending in `/`, then files; at most
+{MAX_ENTRIES}. To find files across a tree use `glob`.
 """
 
 
 class LsInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    path: Annotated[
-        str,
-        msgspec.Meta(description="Directory to list: absolute, or relative to the working dir"),
-    ] = "."
+    path: str = "."
     ignore: Annotated[
         list[str],
-        msgspec.Meta(description="Glob patterns of entry names to leave out; end with / for dirs"),
+        msgspec.Meta(description="Entry-name globs to leave out: `*.pyc`, `node_modules/`"),
     ] = msgspec.field(default_factory=list)
 
 

@@ -30,36 +30,25 @@ from earshot.core.tools.edit import (
 )
 
 DESCRIPTION = """
-Make several exact find/replace edits to one file in one step. Edits apply in order, each
-to the text left by the ones before (so line numbers in an error refer to that text); if
-any edit fails, none is written and the error names the edit. Each `old_string` must match
-exactly once unless its `replace_all` is set. The file must have been read in this session
-and not changed since. Line endings, BOM and encoding are kept. Use `edit` for a single
-change and `write` to create a file.
+Several exact find/replace edits to one file, applied in order (each to the text the ones
+before left), all or none. Each `old_string` must match once unless `replace_all`. The
+file must have been read in this session and be unchanged since.
 """
 
 _MAX_RESULT_DIFF_LINES = 80
 
 
 class EditSpec(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    old_string: Annotated[
-        str, msgspec.Meta(description="Exact text to find (must match once unless replace_all)")
-    ]
-    new_string: Annotated[
-        str, msgspec.Meta(description="Text to put in its place (must differ from old_string)")
-    ]
-    replace_all: Annotated[
-        bool, msgspec.Meta(description="Replace every occurrence instead of exactly one")
-    ] = False
+    old_string: Annotated[str, msgspec.Meta(description="Exact text to find")]
+    new_string: Annotated[str, msgspec.Meta(description="Its replacement (different)")]
+    replace_all: Annotated[bool, msgspec.Meta(description="Replace every occurrence")] = False
 
 
 class MultiEditInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    path: Annotated[
-        str, msgspec.Meta(description="File to change: absolute, or relative to the working dir")
-    ]
+    path: str
     edits: Annotated[
         list[EditSpec],
-        msgspec.Meta(min_length=1, description="Edits to apply in order, all or none"),
+        msgspec.Meta(min_length=1, description="In order, all or none"),
     ]
 
 

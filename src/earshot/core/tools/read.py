@@ -37,26 +37,19 @@ MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_IMAGE_BYTES = 3_750_000  # base64 of this stays under the 5 MB vendors accept
 
 DESCRIPTION = f"""
-Read a file from the local filesystem. Output is `cat -n` style: line number, tab, line.
-Reads up to {DEFAULT_LIMIT} lines from `offset` (1-based, default 1); pass `offset` and
-`limit` to page through longer files. Lines longer than {MAX_LINE_CHARS} characters are cut,
-and one call returns at most {MAX_OUTPUT_CHARS // 1024} KiB of text; a marker says where to
-continue. Images (PNG, JPEG, GIF, WebP) are shown to models that can see images. Binary
-files are refused. Use `ls` for directories and `grep` to search large files. Read a file
-before changing it with `edit`, `multi_edit` or `write`.
+Read a file; output is `cat -n` style (line number, tab, line). Reads {DEFAULT_LIMIT} lines
+from `offset` (1-based); page with `offset` and `limit`. Long lines and long output are cut,
+with a marker saying where to continue. Images are shown to models that can see them. Use
+`ls` for directories. Read a file before changing it.
 """
 
 
 class ReadInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    path: Annotated[
-        str, msgspec.Meta(description="File to read: absolute, or relative to the working dir")
-    ]
-    offset: Annotated[
-        int, msgspec.Meta(ge=1, description="1-based line number to start at (default 1)")
-    ] = 1
+    path: Annotated[str, msgspec.Meta(description="File to read")]
+    offset: Annotated[int, msgspec.Meta(ge=1, description="First line, 1-based")] = 1
     limit: Annotated[
         int,
-        msgspec.Meta(ge=1, description=f"How many lines to read (default {DEFAULT_LIMIT})"),
+        msgspec.Meta(ge=1, description="Lines to read"),
     ] = DEFAULT_LIMIT
 
 

@@ -23,31 +23,26 @@ from earshot.core.tools.state import Todo, TodoStatus
 MARKERS: dict[TodoStatus, str] = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 
 DESCRIPTION = """
-Keep a todo list for the current task, shown to the user as you work. Each call replaces
-the whole list: send every item, each with `content` (what to do, imperative) and `status`
-(`pending`, `in_progress` or `completed`). Keep exactly one item `in_progress` while you
-work; mark an item `completed` as soon as it is done, not in batches. Use it for work of
-three or more steps, or when the user gives several tasks; skip it for a single quick
-change. An empty list clears it.
+A todo list for the current task, shown to the user. Each call replaces the whole list.
+Keep exactly one item `in_progress`; mark each `completed` as soon as it is done, not in
+batches. Use it for three or more steps or several tasks, not for one quick change. An
+empty list clears it.
 """
 
 
 class TodoItem(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    content: Annotated[str, msgspec.Meta(description="What to do, as a short imperative")]
+    content: Annotated[str, msgspec.Meta(description="What to do, imperative")]
     status: Annotated[
         TodoStatus,
-        msgspec.Meta(description="pending, in_progress (one at a time) or completed"),
+        msgspec.Meta(description="One item in_progress at a time"),
     ]
-    id: Annotated[
-        str,
-        msgspec.Meta(description="Stable id for the item; numbered for you when left out"),
-    ] = ""
+    id: Annotated[str, msgspec.Meta(description="Stable id")] = ""
 
 
 class TodoWriteInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     todos: Annotated[
         list[TodoItem],
-        msgspec.Meta(description="The complete new list, in order; replaces the previous one"),
+        msgspec.Meta(description="The whole new list, in order"),
     ]
 
 

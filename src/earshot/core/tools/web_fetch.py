@@ -50,34 +50,26 @@ DEFAULT_MAX_CHARS = 50_000
 LIMIT_MAX_CHARS = 200_000
 ERROR_BODY_CHARS = 2_000
 
-DESCRIPTION = f"""
-Fetch a web page or file over http(s) and return it as text: HTML is turned into readable
-text (headings as `#` lines, list items as `- `, links as `text (url)`, code blocks kept);
-plain text and JSON come back as sent; other types (images, PDFs, archives) are only
-described. Follows up to {MAX_REDIRECTS} redirects on the same host and reports the final
-URL; a redirect to another host is not followed but named, so fetch that URL next if you
-want it. Reads at most {MAX_BYTES // (1024 * 1024)} MiB within {TIMEOUT_SECONDS:.0f} s and
-returns at most `max_chars` characters (default {DEFAULT_MAX_CHARS:,}). Read-only: it
-cannot log in, post forms or run scripts, so pages built by JavaScript may come back
-nearly empty. For local files use `read`.
+DESCRIPTION = """
+Fetch an http(s) URL as text: HTML as readable text with links as `text (url)`; text and
+JSON as sent; other types only described. A redirect to another host is named, not
+followed: fetch that URL if you want it. Read-only, no JavaScript: script-built pages may
+come back nearly empty. For local files use `read`.
 """
 
 
 class WebFetchInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    url: Annotated[str, msgspec.Meta(description="Full http:// or https:// URL to fetch")]
+    url: Annotated[str, msgspec.Meta(description="An http:// or https:// URL")]
     prompt: Annotated[
         str | None,
-        msgspec.Meta(
-            description="What you are looking for in the page; shown above the content "
-            "as a reminder (the page is not summarised)"
-        ),
+        msgspec.Meta(description="What you look for; shown above the page"),
     ] = None
     max_chars: Annotated[
         int,
         msgspec.Meta(
             ge=1_000,
             le=LIMIT_MAX_CHARS,
-            description=f"Most characters of content to return (default {DEFAULT_MAX_CHARS:,})",
+            description="Most characters to return",
         ),
     ] = DEFAULT_MAX_CHARS
 

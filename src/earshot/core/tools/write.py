@@ -32,18 +32,15 @@ from earshot.core.tools.base import (
 from earshot.core.tools.display import file_change
 
 DESCRIPTION = """
-Write a file: create it (and any missing parent directories), or replace all of an
-existing file. Replacing a file requires that it was read in this session and has not
-changed since. An existing file keeps its encoding, BOM and CRLF line endings. Prefer
-`edit` or `multi_edit` to change part of a file; they send only the change.
+Create a file (and missing parents) or replace a whole file; replacing needs a `read` of
+it in this session, unchanged since. Encoding, BOM and CRLF are kept. Prefer
+`edit` or `multi_edit` to change part of a file.
 """
 
 
 class WriteInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    path: Annotated[
-        str, msgspec.Meta(description="File to write: absolute, or relative to the working dir")
-    ]
-    content: Annotated[str, msgspec.Meta(description="The whole new content of the file")]
+    path: Annotated[str, msgspec.Meta(description="File to write")]
+    content: Annotated[str, msgspec.Meta(description="Whole new content")]
 
 
 @dataclass(frozen=True)
