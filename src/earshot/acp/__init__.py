@@ -15,6 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO
 
+    from earshot.core.extensions import SourceFactory
+
 
 async def serve(
     *,
@@ -22,12 +24,18 @@ async def serve(
     permission_mode: str | None,
     infile: BinaryIO,
     out_fd: int,
+    sources: SourceFactory | None = None,
     early: Early | None = None,
 ) -> None:
     from earshot.acp._main import serve as run
 
     await run(
-        model=model, permission_mode=permission_mode, infile=infile, out_fd=out_fd, early=early
+        model=model,
+        permission_mode=permission_mode,
+        infile=infile,
+        out_fd=out_fd,
+        sources=sources,
+        early=early,
     )
 
 
