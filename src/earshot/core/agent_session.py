@@ -32,6 +32,7 @@ from pathlib import Path
 
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
+from earshot._base.json import JSONValue
 from earshot.core.config.memory import load_memory, memory_prompt
 from earshot.core.config.options import SessionOptions
 from earshot.core.config.prompt import git_summary, system_prompt
@@ -45,7 +46,9 @@ from earshot.core.config.targets import (
 )
 from earshot.core.effort import EffortPolicy, SessionEffort
 from earshot.core.loop import verify
+from earshot.core.config.agents import load_agents
 from earshot.core.loop.agent import Agent
+from earshot.core.loop.subagent import Subagents
 from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
 from earshot.core.loop.input import TurnInput
@@ -55,7 +58,9 @@ from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
 from earshot.core.tools.base import AnyTool, AskFn
+from earshot.core.tools import task as task_tool
 from earshot.core.tools.registry import BUILTIN
+from earshot.core.tools.scope import replay
 from earshot.core.tools.state import Todo, ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo, UndoResult
 from earshot.core.undo.recorder import UndoRecorder
@@ -66,6 +71,7 @@ from earshot.providers.effort import EffortChoice, EffortLevel, parse_effort
 from earshot.providers.errors import ProviderError
 from earshot.providers.registry import PROVIDERS, key_from_env
 from earshot.providers.retry import RetryPolicy
+from earshot.providers.target import Target
 
 MAX_CATALOG_MODELS = 40
 
@@ -99,6 +105,21 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
         if isinstance(entry, MessageEntry)
     }
     return [ids.get(id(message)) for message in history]
+
+
+def _scope_calls(session: Session) -> list[tuple[JSONValue, bool]]:
+    """The ``declare_scope`` calls of the branch, in order, each with whether it failed."""
+    failed: set[str] = set()
+    calls: list[tuple[str, JSONValue]] = []
+    for entry in session.tree.path(session.leaf):
+        if not isinstance(entry, MessageEntry):
+            continue
+        for part in entry.message.parts:
+            if isinstance(part, pt.ToolCallPart) and part.name == "declare_scope":
+                calls.append((part.id, part.input))
+            elif isinstance(part, pt.ToolResultPart) and part.is_error:
+                failed.add(part.call_id)
+    return [(raw, call_id in failed) for call_id, raw in calls]
 
 
 def _recorded_level(recorded: str | None) -> EffortLevel | None:
@@ -235,10 +256,12 @@ class AgentSession:
         if resumed:
             state.todos = list(transcript.todos())
         tools = [*BUILTIN, *extra_tools]
+        agents, agent_warnings = load_agents(cwd)
+        notices.extend(agent_warnings)
         memory = load_memory(cwd, config_dir=config_dir())
         system = system_prompt(
             cwd=cwd,
-            tools=[tool.name for tool in tools],
+            tools=[*(tool.name for tool in tools), task_tool.NAME],
             git=git_summary(cwd),
             memory=memory_prompt(memory),
             append=options.append_system_prompt,
@@ -249,6 +272,8 @@ class AgentSession:
             cwd, transcript.id, max_file_bytes=DEFAULT_MAX_FILE_BYTES if cap is None else cap
         )
         gate = PermissionGate(rules, mode, cwd)
+        if resumed:
+            replay(gate.scope, _scope_calls(transcript))
         budget = options.max_budget_usd
         agent = Agent(
             target=target,
@@ -270,7 +295,15 @@ class AgentSession:
             verify_rounds=settings.verify_rounds,
             verify_suggestion=None if settings.verify else verify.suggest(cwd),
             retry=None if retries is None else RetryPolicy(max_retries=retries),
+            scope=gate.scope,
         )
+
+        def resolve(ref: str) -> Target:
+            return target_for(ref, settings=settings, catalog=catalog)
+
+        children = Subagents(agent, agents, resolve)
+        agent.tools[task_tool.NAME] = children.tool()
+        agent.spawn = children.spawn
         if effort.choice.note and not effort.choice.defaulted:
             notices.append(effort.choice.note)
         session = cls(

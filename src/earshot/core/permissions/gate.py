@@ -21,6 +21,7 @@ from earshot.core.permissions.paths import lexical, read_denial, resolved
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
 from earshot.core.permissions.shell import parse_line
 from earshot.core.tools.base import PermissionRequest
+from earshot.core.tools.contract import ScopeContract
 
 SESSION = "session"
 
@@ -33,14 +34,39 @@ class PermissionGate:
         self._grants: list[m.Rule] = []
         self._effective = rules
         self._real_cwd = ""
+        self.scope = ScopeContract()
+        """The session's scope contract: one object, shared by every subagent."""
 
     @property
     def grants(self) -> tuple[m.Rule, ...]:
         return tuple(self._grants)
 
     def check(self, request: PermissionRequest, *, read_only: bool) -> Decision:
-        """``decide`` with the session's grants added to its allow rules."""
-        return decide(self._effective, self.mode, self.cwd, request, read_only=read_only)
+        """``decide`` with the session's grants added to its allow rules, then the scope
+        contract: once declared, a change outside its paths (or a declaration that widens
+        them) asks in every mode but yolo, whatever allowed it."""
+        decision = decide(self._effective, self.mode, self.cwd, request, read_only=read_only)
+        if decision.outcome != "allow" or self.mode == "yolo":
+            return decision
+        why = self._scope_question(request, read_only=read_only)
+        return decision if not why else Decision("ask", why)
+
+    def _scope_question(self, request: PermissionRequest, *, read_only: bool) -> str:
+        if request.tool == "declare_scope" and request.scope_paths:
+            return "this widens the declared scope by: " + ", ".join(request.scope_paths)
+        if read_only or not self.scope.declared:
+            return ""
+        paths: list[Path] = list(request.paths) if request.kind == "edit" else []
+        if request.command is not None:
+            parsed = parse_line(request.command)
+            paths += [Path(w.target) for w in parsed.writes if w.literal and not w.tilde]
+        outside = self.scope.outside(paths, self.cwd)
+        if outside:
+            return (
+                f"outside the declared scope ({', '.join(self.scope.paths)}): "
+                + ", ".join(outside)
+            )
+        return ""
 
     def denies_reads(self, tool: str) -> bool:
         """Whether any deny rule could keep ``tool`` from reading some path."""
