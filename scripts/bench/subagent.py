@@ -3,9 +3,10 @@
     .venv/bin/python scripts/bench/subagent.py [--runs 200]
 
 Times a turn whose model calls ``task`` once (the child answers at once) against the same
-three model calls without a child (a cheap tool call, then one more turn), both with a scripted model (no HTTP): the difference is what a child
-costs earshot itself (building the agent, its tools, its turn, the record). Prints medians
-in ms, and the JSON size of the ``task`` and ``declare_scope`` tool definitions.
+three model calls without a child (a cheap tool call, then one more turn), both with a
+scripted model (no HTTP): the difference is what a child costs earshot itself (building the
+agent, its tools, its turn, the record). Prints medians in ms, and the JSON size of the
+``task`` and ``declare_scope`` tool definitions.
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ async def _turn(cwd: Path, child: bool) -> float:
         agent.model = ScriptedModel.of("b")
         async for _ in agent.run_turn("again"):
             pass
-    return (time.perf_counter() - start) * 1000.0
+    elapsed = (time.perf_counter() - start) * 1000.0
+    if child and len(model.requests) != 3:
+        raise SystemExit(f"the child did not run: {len(model.requests)} model calls")
+    return elapsed
 
 
 async def _main(runs: int) -> None:
@@ -71,14 +75,20 @@ async def _main(runs: int) -> None:
             with_child.append(await _turn(cwd, True))
             without.append(await _turn(cwd, False))
     a, b = statistics.median(with_child), statistics.median(without)
-    print(f"turn with one subagent: {a:.2f} ms; two plain turns: {b:.2f} ms; child: {a - b:.2f} ms")
+    print(
+        f"turn with one subagent: {a:.2f} ms; the same calls without it: {b:.2f} ms; child: {a - b:.2f} ms"
+    )
     for name, spec in (
         ("task", task.make_tool([(BUILTIN_AGENT.name, BUILTIN_AGENT.description)]).spec()),
         ("declare_scope", scope.TOOL.spec()),
     ):
         size = len(
             json.dumps(
-                {"name": spec.name, "description": spec.description, "input_schema": spec.input_schema}
+                {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "input_schema": spec.input_schema,
+                }
             )
         )
         print(f"{name} definition: {size} bytes")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from earshot._base.json import JSONValue
 from earshot.core.agent_session import AgentSession
 from earshot.core.config.options import SessionOptions
 from earshot.core.loop.approvals import Approval, ApprovalRequest, ApproveFn
@@ -17,7 +18,11 @@ from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
 pytestmark = pytest.mark.anyio
 
 MODEL = "anthropic/claude-sonnet-4-6"
-SCOPE = {"goal": "fix the parser", "paths": ["src/**"], "steps": ["read", "fix"]}
+SCOPE: dict[str, JSONValue] = {
+    "goal": "fix the parser",
+    "paths": ["src/**"],
+    "steps": ["read", "fix"],
+}
 
 
 @pytest.fixture
@@ -25,8 +30,8 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def call(call_id: str, name: str, args: dict[str, object]) -> ToolCallSpec:
-    return ToolCallSpec(call_id, name, args)  # type: ignore[arg-type]  # JSON values
+def call(call_id: str, name: str, args: dict[str, JSONValue]) -> ToolCallSpec:
+    return ToolCallSpec(call_id, name, args)
 
 
 async def turn(session: AgentSession, text: str) -> TurnEnded:
@@ -105,7 +110,7 @@ async def test_yolo_is_not_bound_by_the_scope(fake_provider: FakeProvider, repo_
 async def test_widening_asks_with_the_difference_and_resume_restores_the_scope(
     fake_provider: FakeProvider, repo_env: Path
 ) -> None:
-    wider = {**SCOPE, "paths": ["src/**", "docs/**"]}
+    wider: dict[str, JSONValue] = {**SCOPE, "paths": ["src/**", "docs/**"]}
     fake_provider.script(
         anthropic.tool_calls_turn([call("s1", "declare_scope", SCOPE)]),
         anthropic.tool_calls_turn([call("s2", "declare_scope", wider)]),

@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from earshot._base.json import JSONValue
 from earshot.core.agent_session import AgentSession
 from earshot.core.config.options import SessionOptions
 from earshot.core.loop.approvals import Approval, ApprovalRequest
@@ -30,10 +31,10 @@ def anyio_backend() -> str:
 
 
 def task(call_id: str, prompt: str, agent: str | None = None) -> ToolCallSpec:
-    args: dict[str, object] = {"description": "look around", "prompt": prompt}
+    args: dict[str, JSONValue] = {"description": "look around", "prompt": prompt}
     if agent is not None:
         args["agent"] = agent
-    return ToolCallSpec(call_id, "task", args)  # type: ignore[arg-type]  # JSON values
+    return ToolCallSpec(call_id, "task", args)
 
 
 def agent_file(root: Path, name: str, front: str, body: str = "You help.") -> None:
@@ -58,9 +59,7 @@ async def test_a_child_cannot_run_a_command_the_parents_rules_deny(
 ) -> None:
     fake_provider.script(
         anthropic.tool_calls_turn([task("t1", "create the marker file")]),
-        anthropic.tool_calls_turn(
-            [ToolCallSpec("c1", "bash", {"command": "touch marker"})]
-        ),
+        anthropic.tool_calls_turn([ToolCallSpec("c1", "bash", {"command": "touch marker"})]),
         anthropic.text_turn("The command was refused."),
         anthropic.text_turn("The child could not do it."),
     )
@@ -87,7 +86,9 @@ async def test_a_child_runs_on_another_vendor_than_its_parent(
 ) -> None:
     monkeypatch.setenv("GROQ_API_KEY", "groq-key")
     monkeypatch.setenv("GROQ_BASE_URL", fake_provider.base_url + "/v1")
-    agent_file(repo_env, "cheap", "description: the cheap one\nmodel: groq/llama-3.3-70b-versatile\n")
+    agent_file(
+        repo_env, "cheap", "description: the cheap one\nmodel: groq/llama-3.3-70b-versatile\n"
+    )
     fake_provider.script(
         anthropic.tool_calls_turn([task("t1", "count the files", agent="cheap")]),
         openai_chat.text_turn("There are three files."),
@@ -135,7 +136,10 @@ async def test_two_read_only_children_run_at_the_same_time(
     finally:
         await session.close()
     done = results(events)
-    texts = {k: " ".join(p.text for p in v.content if isinstance(p, pt.TextPart)) for k, v in done.items()}
+    texts = {
+        k: " ".join(p.text for p in v.content if isinstance(p, pt.TextPart))
+        for k, v in done.items()
+    }
     assert "together" in texts["t1"] and "second child" in texts["t2"]
     assert ended.text == "both done"
 
@@ -144,8 +148,14 @@ async def test_an_abort_stops_a_child_mid_stream(
     fake_provider: FakeProvider, repo_env: Path
 ) -> None:
     slow = anthropic.text_turn("x " * 400)
-    slow.delay = 0.05
-    fake_provider.script(anthropic.tool_calls_turn([task("t1", "take your time")]), slow)
+    slow.delay = 0.5
+    child_asked = threading.Event()
+
+    def child(request: RecordedRequest) -> SSEReply:
+        child_asked.set()
+        return slow
+
+    fake_provider.script(anthropic.tool_calls_turn([task("t1", "take your time")]), child)
     session = AgentSession.open(SessionOptions(cwd=repo_env, model=MODEL))
     seen: list[AgentEvent] = []
     try:
@@ -156,8 +166,7 @@ async def test_an_abort_stops_a_child_mid_stream(
                     seen.append(event)
 
             tg.start_soon(run)
-            while len(fake_provider.requests) < 2:
-                await anyio.sleep(0.01)
+            assert await anyio.to_thread.run_sync(child_asked.wait, 30)
             session.abort()
     finally:
         await session.close()
@@ -203,12 +212,16 @@ async def test_a_child_cannot_write_outside_the_parents_scope(
         asked.append(request)
         return Approval(decision="deny")
 
-    scope = {"goal": "fix the parser", "paths": ["src/**"], "steps": ["fix it"]}
-    write = {"path": "docs/x.md", "content": "notes\n"}
+    scope: dict[str, JSONValue] = {
+        "goal": "fix the parser",
+        "paths": ["src/**"],
+        "steps": ["fix it"],
+    }
+    write: dict[str, JSONValue] = {"path": "docs/x.md", "content": "notes\n"}
     fake_provider.script(
-        anthropic.tool_calls_turn([ToolCallSpec("s1", "declare_scope", scope)]),  # type: ignore[arg-type]  # JSON
+        anthropic.tool_calls_turn([ToolCallSpec("s1", "declare_scope", scope)]),
         anthropic.tool_calls_turn([task("t1", "write the notes")]),
-        anthropic.tool_calls_turn([ToolCallSpec("w1", "write", write)]),  # type: ignore[arg-type]  # JSON
+        anthropic.tool_calls_turn([ToolCallSpec("w1", "write", write)]),
         anthropic.text_turn("I was not allowed."),
         anthropic.text_turn("done"),
     )

@@ -33,6 +33,7 @@ from pathlib import Path
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
 from earshot._base.json import JSONValue
+from earshot.core.config.agents import load_agents
 from earshot.core.config.memory import load_memory, memory_prompt
 from earshot.core.config.options import SessionOptions
 from earshot.core.config.prompt import git_summary, system_prompt
@@ -46,19 +47,18 @@ from earshot.core.config.targets import (
 )
 from earshot.core.effort import EffortPolicy, SessionEffort
 from earshot.core.loop import verify
-from earshot.core.config.agents import load_agents
 from earshot.core.loop.agent import Agent
-from earshot.core.loop.subagent import Subagents
 from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
 from earshot.core.loop.input import TurnInput
+from earshot.core.loop.subagent import Subagents
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
 from earshot.core.sandbox import load_sandbox_config, open_sandbox
 from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
-from earshot.core.tools.base import AnyTool, AskFn
 from earshot.core.tools import task as task_tool
+from earshot.core.tools.base import AnyTool, AskFn
 from earshot.core.tools.registry import BUILTIN
 from earshot.core.tools.scope import replay
 from earshot.core.tools.state import Todo, ToolState

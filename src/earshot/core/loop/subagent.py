@@ -25,6 +25,7 @@ from earshot.core.tools.base import AnyTool, ToolError, ToolResult
 from earshot.core.tools.display import FileChange, ShellExit
 from earshot.providers.target import Target
 
+
 @dataclass
 class ChildRecord:
     """What a child did, for the parent's tool result and the front-ends."""

@@ -62,9 +62,8 @@ class PermissionGate:
             paths += [Path(w.target) for w in parsed.writes if w.literal and not w.tilde]
         outside = self.scope.outside(paths, self.cwd)
         if outside:
-            return (
-                f"outside the declared scope ({', '.join(self.scope.paths)}): "
-                + ", ".join(outside)
+            return f"outside the declared scope ({', '.join(self.scope.paths)}): " + ", ".join(
+                outside
             )
         return ""
 
