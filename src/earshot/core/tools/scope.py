@@ -23,6 +23,7 @@ from earshot.core.tools.base import (
     define_tool,
 )
 from earshot.core.tools.contract import ScopeContract
+from earshot.core.tools.display import ScopeView
 from earshot.providers.types import JSONValue
 
 
@@ -54,6 +55,7 @@ async def _execute(args: DeclareScopeArgs, ctx: ToolContext) -> ToolResult:
         "Scope declared. Changes outside these paths will need the user's approval.\n"
         + ctx.scope.text(),
         brief=f"scope: {', '.join(args.paths)}",
+        display=ScopeView(goal=args.goal, paths=list(args.paths), steps=list(args.steps)),
     )
 
 
