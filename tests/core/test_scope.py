@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from earshot._base.json import JSONValue
+from earshot.core import commands
 from earshot.core.agent_session import AgentSession
 from earshot.core.config.options import SessionOptions
 from earshot.core.loop.approvals import Approval, ApprovalRequest, ApproveFn
@@ -141,3 +142,22 @@ async def test_widening_asks_with_the_difference_and_resume_restores_the_scope(
     assert again.gate.scope.paths == ["src/**"]  # the refused widening did not count
     assert not (repo_env / "docs" / "x.md").exists()
     assert [d.tool for d in ended.permission_denials] == ["write"]
+
+
+async def test_the_scope_command_shows_the_contract(
+    fake_provider: FakeProvider, repo_env: Path
+) -> None:
+    fake_provider.script(
+        anthropic.tool_calls_turn([call("s1", "declare_scope", SCOPE)]),
+        anthropic.text_turn("ok"),
+    )
+    session = AgentSession.open(SessionOptions(cwd=repo_env, model=MODEL))
+    try:
+        before = await commands.run(session, "/scope")
+        await turn(session, "plan")
+        after = await commands.run(session, "/scope")
+    finally:
+        await session.close()
+    assert before is not None and before.text == "no scope declared"
+    assert after is not None
+    assert after.text == "goal: fix the parser\npaths: src/**\nsteps:\n  1. read\n  2. fix"
