@@ -161,3 +161,25 @@ async def test_the_scope_command_shows_the_contract(
     assert before is not None and before.text == "no scope declared"
     assert after is not None
     assert after.text == "goal: fix the parser\npaths: src/**\nsteps:\n  1. read\n  2. fix"
+
+
+async def test_a_symlink_inside_the_scope_does_not_lead_out_of_it(
+    fake_provider: FakeProvider, repo_env: Path
+) -> None:
+    (repo_env / "docs").mkdir()
+    (repo_env / "src").mkdir()
+    (repo_env / "src" / "link").symlink_to(repo_env / "docs")
+    fake_provider.script(
+        anthropic.tool_calls_turn([call("s1", "declare_scope", SCOPE)]),
+        anthropic.tool_calls_turn(
+            [call("w1", "write", {"path": "src/link/x.md", "content": "n\n"})]
+        ),
+        anthropic.text_turn("done"),
+    )
+    session = AgentSession.open(SessionOptions(cwd=repo_env, model=MODEL, permission_mode="auto"))
+    try:
+        ended = await turn(session, "write")
+    finally:
+        await session.close()
+    assert not (repo_env / "docs" / "x.md").exists()
+    assert [d.tool for d in ended.permission_denials] == ["write"]

@@ -3,6 +3,7 @@ for ``declare_scope``, the tool that sets it)."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,12 +30,18 @@ class ScopeContract:
         return [p for p in paths if p not in self.paths]
 
     def covers(self, path: Path, cwd: Path) -> bool:
-        """Whether ``path`` (absolute, or relative to ``cwd``) matches a declared glob.
-        Globs are relative to the working directory; ``**`` matches any depth."""
+        """Whether ``path`` (absolute, or relative to ``cwd``) matches a declared glob, both
+        as written and with symlinks resolved (a link inside ``src/`` to ``docs/`` is not in
+        ``src/**``). Globs are relative to the working directory; ``**`` matches any depth."""
         if not self.declared:
             return True
         full = posixpath.normpath((cwd / path).as_posix())
         base = posixpath.normpath(cwd.as_posix())
+        real = os.path.realpath(full)
+        real_base = os.path.realpath(base)
+        return self._covered(full, base) and self._covered(real, real_base)
+
+    def _covered(self, full: str, base: str) -> bool:
         relative = posixpath.relpath(full, base) if full.startswith(base + "/") else full
         return any(_matches(relative, glob) or _matches(full, glob) for glob in self.paths)
 
