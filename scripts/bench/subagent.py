@@ -76,7 +76,8 @@ async def _main(runs: int) -> None:
             without.append(await _turn(cwd, False))
     a, b = statistics.median(with_child), statistics.median(without)
     print(
-        f"turn with one subagent: {a:.2f} ms; the same calls without it: {b:.2f} ms; child: {a - b:.2f} ms"
+        f"turn with one subagent: {a:.2f} ms; the same calls without it: {b:.2f} ms; "
+        f"child: {a - b:.2f} ms"
     )
     for name, spec in (
         ("task", task.make_tool([(BUILTIN_AGENT.name, BUILTIN_AGENT.description)]).spec()),
