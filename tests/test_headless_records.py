@@ -32,6 +32,7 @@ from earshot.core.loop.events import (
     TurnStarted,
     denial,
 )
+from earshot.core.tools.display import ScopeView
 from earshot.headless.render import (
     FORMATS,
     SCHEMA,
@@ -71,6 +72,7 @@ LOCKED: dict[str, set[str]] = {
         " reasoning_tokens cost_usd total_cost_usd"
     ),
     "notice": _fields("schema type level message"),
+    "scope": _fields("schema type goal paths steps"),
     "error": _fields("schema type kind message"),
     "result": _fields(
         "schema type success stop_reason text session_id num_turns duration_ms usage cost_usd"
@@ -378,7 +380,7 @@ def test_lock_fails_on_a_renamed_field_or_a_removed_type() -> None:
 def test_records_written_carry_every_locked_field_and_only_declared_ones() -> None:
     declared = _record_defs(load_schema())
     seen: dict[str, set[str]] = {}
-    for events, ended in (_tool_turn(), _failed_turn()):
+    for events, ended in (_tool_turn(), _failed_turn(), _scoped_turn()):
         stdout, _, _ = _render("stream-json", events, ended)
         for record in _records(stdout):
             kind = record["type"]
@@ -601,3 +603,31 @@ def test_finish_writes_once() -> None:
     renderer.finish(ended, session_id="s", duration_ms=1.0, num_turns=0)
     with pytest.raises(RuntimeError):
         renderer.finish(ended, session_id="s", duration_ms=1.0, num_turns=0)
+
+
+def _scoped_turn() -> tuple[list[AgentEvent], TurnEnded]:
+    """The tool turn with a scope declaration before its last event."""
+    events, ended = _tool_turn()
+    declared = ToolFinished(
+        result=ToolResultPart(call_id="s1", name="declare_scope", content=[TextPart(text="ok")]),
+        brief="scope: src/**",
+        duration_ms=0.1,
+        display=ScopeView(goal="fix the parser", paths=["src/**"], steps=["read", "fix"]),
+    )
+    return [*events[:-1], declared, events[-1]], ended
+
+
+def test_a_scope_declaration_is_a_scope_record(validator: Draft202012Validator) -> None:
+    stdout, _, _ = _render("stream-json", *_scoped_turn())
+    scopes = [r for r in _records(stdout) if r["type"] == "scope"]
+    assert scopes == [
+        {
+            "schema": SCHEMA,
+            "type": "scope",
+            "goal": "fix the parser",
+            "paths": ["src/**"],
+            "steps": ["read", "fix"],
+        }
+    ]
+    for record in scopes:
+        validator.validate(record)

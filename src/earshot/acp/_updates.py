@@ -72,7 +72,7 @@ from earshot.core.loop.events import (
     VerificationRan,
     result_text,
 )
-from earshot.core.tools.display import FileChange, TodoList
+from earshot.core.tools.display import FileChange, ScopeView, TodoList
 from earshot.core.tools.state import Todo
 from earshot.providers.types import (
     ImagePart,
@@ -174,6 +174,13 @@ def usage_update(usage: Usage, window: int, cost_usd: float | None) -> UsageUpda
     used = usage.prompt_total + usage.output
     cost = Cost(amount=round(cost_usd, 6), currency="USD") if cost_usd is not None else None
     return UsageUpdate(session_update="usage_update", used=used, size=window, cost=cost)
+
+
+def scope_plan(scope: ScopeView) -> AgentPlanUpdate:
+    """The declared scope as the session's plan: its steps, all pending (ACP has one plan:
+    a later todo list replaces it in the editor, as a new declaration replaces the list)."""
+    entries = [PlanEntry(content=step, priority="high", status="pending") for step in scope.steps]
+    return AgentPlanUpdate(session_update="plan", entries=entries)
 
 
 def plan_update(todos: list[Todo]) -> AgentPlanUpdate:
@@ -350,6 +357,8 @@ class Turn:
         ]
         if isinstance(display, TodoList) and not result.is_error:
             updates.append(plan_update(display.todos))
+        if isinstance(display, ScopeView) and not result.is_error:
+            updates.append(scope_plan(display))
         return updates
 
     def _close_open(self) -> list[Update]:

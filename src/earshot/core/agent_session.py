@@ -34,6 +34,8 @@ from pathlib import Path
 
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
+from earshot._base.json import JSONValue
+from earshot.core.config.agents import load_agents
 from earshot.core.config.memory import load_memory, memory_prompt
 from earshot.core.config.options import SessionOptions
 from earshot.core.config.prompt import git_summary, system_prompt
@@ -52,16 +54,19 @@ from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
 from earshot.core.loop.input import TurnInput
+from earshot.core.loop.subagent import Subagents
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
 from earshot.core.sandbox import load_sandbox_config, open_sandbox
 from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
 from earshot.core.session.store import data_dir
+from earshot.core.tools import task as task_tool
 from earshot.core.tools._reaper import Ledger, kill_leftovers
 from earshot.core.tools.base import AnyTool, AskFn
 from earshot.core.tools.ops import LocalProcessOps
 from earshot.core.tools.registry import BUILTIN
+from earshot.core.tools.scope import replay
 from earshot.core.tools.state import Todo, ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo, UndoResult
 from earshot.core.undo.recorder import UndoRecorder
@@ -71,6 +76,7 @@ from earshot.providers.effort import EffortChoice, parse_effort
 from earshot.providers.errors import ProviderError
 from earshot.providers.http import Timeouts, TimeoutSettingError
 from earshot.providers.retry import RetryPolicy
+from earshot.providers.target import Target
 
 
 class SessionSetupError(UserError):
@@ -111,6 +117,21 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
         if isinstance(entry, MessageEntry)
     }
     return [ids.get(id(message)) for message in history]
+
+
+def _scope_calls(session: Session) -> list[tuple[JSONValue, bool]]:
+    """The ``declare_scope`` calls of the branch, in order, each with whether it failed."""
+    failed: set[str] = set()
+    calls: list[tuple[str, JSONValue]] = []
+    for entry in session.tree.path(session.leaf):
+        if not isinstance(entry, MessageEntry):
+            continue
+        for part in entry.message.parts:
+            if isinstance(part, pt.ToolCallPart) and part.name == "declare_scope":
+                calls.append((part.id, part.input))
+            elif isinstance(part, pt.ToolResultPart) and part.is_error:
+                failed.add(part.call_id)
+    return [(raw, call_id in failed) for call_id, raw in calls]
 
 
 def error_text(exc: Exception) -> str:
@@ -244,10 +265,12 @@ class AgentSession:
         if resumed:
             state.todos = list(transcript.todos())
         tools = [*BUILTIN, *extra_tools]
+        agents, agent_warnings = load_agents(cwd)
+        notices.extend(agent_warnings)
         memory = load_memory(cwd, config_dir=config_dir())
         system = system_prompt(
             cwd=cwd,
-            tools=[tool.name for tool in tools],
+            tools=[*(tool.name for tool in tools), task_tool.NAME],
             git=git_summary(cwd),
             memory=memory_prompt(memory),
             append=options.append_system_prompt,
@@ -259,6 +282,8 @@ class AgentSession:
         )
         gate = PermissionGate(rules, mode, cwd)
         gate.sandbox = confined
+        if resumed:
+            replay(gate.scope, _scope_calls(transcript))
         budget = options.max_budget_usd
         agent = Agent(
             target=target,
@@ -283,7 +308,15 @@ class AgentSession:
             verify_suggestion=None if settings.verify else verify.suggest(cwd),
             retry=None if retries is None else RetryPolicy(max_retries=retries),
             sources=sources,
+            scope=gate.scope,
         )
+
+        def resolve(ref: str) -> Target:
+            return target_for(ref, settings=settings, catalog=catalog)
+
+        children = Subagents(agent, agents, resolve)
+        agent.tools[task_tool.NAME] = children.tool()
+        agent.spawn = children.spawn
         if effort.choice.note and not effort.choice.defaulted:
             notices.append(effort.choice.note)
         session = cls(

@@ -267,6 +267,10 @@ async def cmd_todos(session: AgentSession, arg: str) -> CommandReply:
     return _say("\n".join(f"  {marks.get(t.status, '·')} {t.content}" for t in todos))
 
 
+async def cmd_scope(session: AgentSession, arg: str) -> CommandReply:
+    return _say(session.gate.scope.text())
+
+
 COMMANDS: dict[str, Command] = {
     c.name: c
     for c in (
@@ -303,6 +307,7 @@ COMMANDS: dict[str, Command] = {
         Command("init", "write an AGENTS.md after looking at the repository", cmd_init),
         Command("permissions", "the mode, the rules and this session's grants", cmd_permissions),
         Command("todos", "the agent's todo list", cmd_todos),
+        Command("scope", "the declared scope: goal, paths, steps", cmd_scope),
     )
 }
 ALIASES = {"new": "clear"}

@@ -49,6 +49,7 @@ from earshot.core.loop.events import (
     VerificationRan,
     result_text,
 )
+from earshot.core.tools.display import ScopeView
 from earshot.providers.types import JSONObject, JSONValue, ReasoningPart, Usage, text_of
 
 SCHEMA = "earshot.v1"
@@ -347,6 +348,11 @@ class HeadlessRenderer:
                 )
                 mark = "[error]" if result.is_error else "[done]"
                 self._say(f"{mark} {result.name}: {brief}")
+                scope = event.display
+                if isinstance(scope, ScopeView) and not result.is_error:
+                    steps: list[JSONValue] = list(scope.steps)
+                    paths: list[JSONValue] = list(scope.paths)
+                    self._emit(_record("scope", goal=scope.goal, paths=paths, steps=steps))
             case Notice(level=level, message=message, retry=retry):
                 self._emit(_notice_record(event))
                 if retry is not None and not self._verbose:

@@ -69,7 +69,8 @@ from earshot.core.loop.input import TurnInput, user_message
 from earshot.core.loop.model import ProviderModel
 from earshot.core.loop.ports import Gate, ModelClient, Recorder, Snapshotter
 from earshot.core.loop.turn import STOP_FOR_FINISH, Turn, interrupted
-from earshot.core.tools.base import AnyTool, AskFn, ToolContext, ToolResult
+from earshot.core.tools.base import AnyTool, AskFn, SpawnFn, ToolContext, ToolResult
+from earshot.core.tools.contract import ScopeContract
 from earshot.core.tools.display import TodoList
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ToolState
@@ -115,6 +116,8 @@ class Agent:
         verify_rounds: int = 3,
         verify_suggestion: str | None = None,
         sources: Sequence[ToolSource] = (),
+        scope: ScopeContract | None = None,
+        spawn: SpawnFn | None = None,
     ) -> None:
         self.target = target
         self.tools: dict[str, AnyTool] = {tool.name: tool for tool in tools}
@@ -149,6 +152,8 @@ class Agent:
         self.verify = list(verify)
         self.verify_rounds = verify_rounds
         self.verify_suggestion = verify_suggestion
+        self.scope = scope
+        self.spawn = spawn
         self.total_usage = pt.Usage()
         self.total_cost_usd: float | None = 0.0
         self._turn_usage = pt.Usage()
@@ -178,6 +183,21 @@ class Agent:
     def abort(self) -> None:
         """Stop the current turn: the model stream, running tools, pending approvals."""
         self._abort.set()
+
+    @property
+    def abort_event(self) -> anyio.Event:
+        """The current turn's abort (a subagent's turn follows it)."""
+        return self._abort
+
+    def add_child_usage(self, ended: TurnEnded) -> None:
+        """Count a subagent's turn in this agent's turn and session totals."""
+        self._turn_usage = self._turn_usage + ended.usage
+        self.total_usage = self.total_usage + ended.usage
+        cost = ended.cost_usd
+        if self._turn_cost is not None:
+            self._turn_cost = None if cost is None else self._turn_cost + cost
+        if self.total_cost_usd is not None:
+            self.total_cost_usd = None if cost is None else self.total_cost_usd + cost
 
     async def switch_model(self, target: Target) -> None:
         """Use ``target`` from the next model call on. History keeps every provider's
@@ -373,6 +393,8 @@ class Agent:
             escalate=sandbox_escalation(self.approve, self.gate, self._abort),
             vision=vision,
             guard=self.gate,
+            scope=self.scope,
+            spawn=self.spawn,
         )
 
     async def _observe(self, result: ToolResult) -> None:

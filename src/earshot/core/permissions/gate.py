@@ -21,6 +21,7 @@ from earshot.core.permissions.paths import lexical, read_denial, resolved
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
 from earshot.core.permissions.shell import parse_line
 from earshot.core.tools.base import PermissionRequest
+from earshot.core.tools.contract import ScopeContract
 from earshot.core.tools.state import ShellSandbox
 
 SESSION = "session"
@@ -37,23 +38,47 @@ class PermissionGate:
         self.sandbox: ShellSandbox | None = None
         """The OS sandbox shell commands run in; where it confines them, auto and
         accept-edits modes ask less (``decide``'s ``sandboxed``)."""
+        self.scope = ScopeContract()
+        """The session's scope contract: one object, shared by every subagent."""
 
     @property
     def grants(self) -> tuple[m.Rule, ...]:
         return tuple(self._grants)
 
     def check(self, request: PermissionRequest, *, read_only: bool) -> Decision:
-        """``decide`` with the session's grants added to its allow rules, and with the OS
-        sandbox taken into account for shell commands in auto and accept-edits modes."""
+        """``decide`` with the session's grants added to its allow rules and the OS sandbox
+        taken into account for shell commands in auto and accept-edits modes; then the scope
+        contract: once declared, a change outside its paths (or a declaration that widens
+        them) asks in every mode but yolo, whatever allowed it."""
         sandboxed = (
             request.tool == "bash"
             and self.mode in ("auto", "accept-edits")
             and self.sandbox is not None
             and self.sandbox.confines()
         )
-        return decide(
+        decision = decide(
             self._effective, self.mode, self.cwd, request, read_only=read_only, sandboxed=sandboxed
         )
+        if decision.outcome != "allow" or self.mode == "yolo":
+            return decision
+        why = self._scope_question(request, read_only=read_only)
+        return decision if not why else Decision("ask", why)
+
+    def _scope_question(self, request: PermissionRequest, *, read_only: bool) -> str:
+        if request.tool == "declare_scope" and request.scope_paths:
+            return "this widens the declared scope by: " + ", ".join(request.scope_paths)
+        if read_only or not self.scope.declared:
+            return ""
+        paths: list[Path] = list(request.paths) if request.kind == "edit" else []
+        if request.command is not None:
+            parsed = parse_line(request.command)
+            paths += [Path(w.target) for w in parsed.writes if w.literal and not w.tilde]
+        outside = self.scope.outside(paths, self.cwd)
+        if outside:
+            return f"outside the declared scope ({', '.join(self.scope.paths)}): " + ", ".join(
+                outside
+            )
+        return ""
 
     def denies_reads(self, tool: str) -> bool:
         """Whether any deny rule could keep ``tool`` from reading some path."""

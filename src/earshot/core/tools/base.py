@@ -24,6 +24,7 @@ from typing import Generic, Literal, Protocol, TypeVar
 import anyio
 import msgspec
 
+from earshot.core.tools.contract import ScopeContract
 from earshot.core.tools.display import Display, FileChange
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ToolState
@@ -52,6 +53,8 @@ class PermissionRequest:
     domain: str | None = None
     detail: str = ""
     change: FileChange | None = None
+    scope_paths: tuple[str, ...] = ()
+    """``declare_scope``: the path globs a new declaration adds to the declared ones."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,6 +67,9 @@ class Question:
 
 
 AskFn = Callable[[Question], Awaitable[str | None]]
+SpawnFn = Callable[[str, str, "str | None"], Awaitable["ToolResult"]]
+"""Run a subagent: (description, prompt, agent name or None) -> the child's result."""
+
 EscalateFn = Callable[[PermissionRequest, str], Awaitable[bool]]
 """Ask a person whether ``request`` may run outside the OS sandbox (the text says why it
 seems to need to); True only when they allowed it."""
@@ -95,6 +101,10 @@ class ToolContext:
     vision: bool = False
     guard: ReadGuard | None = None
     """The session's gate, for tools that walk directories (``grep``, ``glob``, ``ls``)."""
+    scope: ScopeContract | None = None
+    """The session's scope contract (the gate's; shared with every subagent)."""
+    spawn: SpawnFn | None = None
+    """Runs a subagent (``task``); None where no more nesting is allowed."""
 
     def resolve(self, path: str) -> Path:
         """``path`` as an absolute path; relative paths are relative to the cwd, ``~``
@@ -334,6 +344,7 @@ __all__ = [
     "PreparedCall",
     "Question",
     "ReadGuard",
+    "SpawnFn",
     "Tool",
     "ToolContext",
     "ToolDefinitionError",

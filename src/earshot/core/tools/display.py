@@ -10,6 +10,7 @@
     ShellStatus  bash in the background, bash_output, kill_shell: the shell and its status
     Fetched      web_fetch: the final URL, the HTTP status, the media type
     Answered     ask_user: the question, the answer, the choices offered
+    ScopeView    declare_scope: the session's scope contract as it now stands
     None         nothing to show but the text
 
 Front-ends match on the type (the TUI draws the diff, ACP sends the file change and the
@@ -63,7 +64,15 @@ class Answered(msgspec.Struct, tag="answered", frozen=True, kw_only=True):
     choices: list[str] = []
 
 
-Display: TypeAlias = FileChange | TodoList | ShellExit | ShellStatus | Fetched | Answered | None
+class ScopeView(msgspec.Struct, tag="scope", frozen=True, kw_only=True):
+    goal: str
+    paths: list[str]
+    steps: list[str] = []
+
+
+Display: TypeAlias = (
+    FileChange | TodoList | ShellExit | ShellStatus | Fetched | Answered | ScopeView | None
+)
 
 
 def file_change(path: str, old: str | None, new: str, diff: str) -> FileChange:
@@ -79,6 +88,7 @@ __all__ = [
     "Display",
     "Fetched",
     "FileChange",
+    "ScopeView",
     "ShellExit",
     "ShellStatus",
     "TodoList",

@@ -19,6 +19,7 @@ from earshot.core.tools import (
     ls,
     multi_edit,
     read,
+    scope,
     todo_write,
     web_fetch,
     write,
@@ -39,6 +40,7 @@ BUILTIN: tuple[AnyTool, ...] = (
     web_fetch.TOOL,
     todo_write.TOOL,
     ask_user.TOOL,
+    scope.TOOL,
 )
 BUILTIN_TOOLS: tuple[str, ...] = tuple(tool.name for tool in BUILTIN)
 

@@ -1,0 +1,69 @@
+"""``task``: delegate a job to a subagent that works in a fresh context and reports back.
+
+The tool itself never prompts (delegating changes nothing): everything the child does goes
+through the parent's gate, rules, session grants, mode and scope contract. It is built per
+session (``make_tool``) because its description lists the agents available. The work is
+done by the ``spawn`` the loop puts in the tool context (``core/loop/subagent.py``); where
+no more nesting is allowed there is no ``spawn`` and no ``task`` tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+
+from earshot.core.tools.base import (
+    AnyTool,
+    PermissionRequest,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    define_tool,
+)
+
+NAME = "task"
+
+
+class TaskArgs(msgspec.Struct, kw_only=True):
+    description: str
+    """A short (3-5 word) description of the task."""
+    prompt: str
+    """The whole task for the agent: it sees nothing of this conversation but this."""
+    agent: str | None = None
+    """Which agent runs it (default: general-purpose)."""
+
+
+def _permission(args: TaskArgs, ctx: ToolContext) -> PermissionRequest:
+    return PermissionRequest(tool=NAME, kind="other", detail=args.description)
+
+
+async def _execute(args: TaskArgs, ctx: ToolContext) -> ToolResult:
+    if ctx.spawn is None:
+        raise ToolError("subagents cannot start further subagents here; do the work yourself")
+    return await ctx.spawn(args.description, args.prompt, args.agent)
+
+
+def make_tool(agents: Sequence[tuple[str, str]]) -> AnyTool:
+    """The task tool, its description listing ``agents`` (name, description)."""
+    listed = "\n".join(f"- {name}: {description}" for name, description in agents)
+    return define_tool(
+        name=NAME,
+        description=f"""
+Delegate a self-contained task to a subagent. It starts with a fresh context (none of this
+conversation: put everything it needs in the prompt), works with its own tools under the
+same permissions, and returns its final report plus a record of what it changed. Use it to
+keep long searches or side jobs out of your context. Several task calls in one reply run in
+parallel when their agents are read-only.
+
+Available agents:
+{listed}
+""",
+        input_type=TaskArgs,
+        execute=_execute,
+        read_only=True,
+        permission=_permission,
+    )
+
+
+__all__ = ["NAME", "TaskArgs", "make_tool"]
