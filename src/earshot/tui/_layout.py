@@ -12,8 +12,9 @@
                      backslash adds a line)
     status           model · mode · context % · cost · session, or a passing hint
 
-Keys: Esc interrupts a turn (and clears the box when idle); Ctrl-C interrupts, twice exits;
-Ctrl-D on an empty box exits; Shift-Tab cycles the permission mode. A permission prompt
+Keys: Esc interrupts a turn (and clears the box when idle); Ctrl-C interrupts, clears a
+draft, and twice on an empty box exits (``_keys``); Ctrl-D on an empty box exits;
+Shift-Tab cycles the permission mode, never into yolo. A permission prompt
 takes y (allow once), a (allow this exact action for the session), n (deny, with an
 optional reason); Enter alone denies: the default is never "allow".
 """
@@ -53,6 +54,8 @@ STYLE = Style.from_dict(
     {
         "prompt": "bold ansicyan",
         "status": "ansibrightblack",
+        "status.auto": "ansiyellow",
+        "status.yolo": "bold ansired",
         "hint": "ansiyellow",
         "activity": "ansimagenta",
         "queued": "ansibrightblack italic",
@@ -145,9 +148,12 @@ def _question(tui: Tui) -> StyleAndTextTuples:
 
 
 def _status(tui: Tui) -> StyleAndTextTuples:
+    from earshot.tui._keys import MODE_STYLE
+
     if tui.hint:
         return [("class:hint", tui.hint)]
-    return [("class:status", tui.status())]
+    mode = tui.session.mode if tui.is_ready else ""
+    return [(MODE_STYLE.get(mode, "class:status"), tui.status())]
 
 
 def _side_prefix(tui: Tui) -> StyleAndTextTuples:

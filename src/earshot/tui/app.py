@@ -13,8 +13,10 @@ Start-up order (``main``): the input box is drawn first, while the agent's modul
 a worker thread; ``ready(session)`` then prints the banner and handles what was typed
 meanwhile. The agent's turn runs as a task on the same event loop as the UI: typing goes on while it
 works, and Enter then queues the message (``AgentSession.steer``; the agent injects it
-between model calls). Esc aborts the turn; Ctrl-C twice or Ctrl-D on an empty line
-exits. No terminal query is ever sent (no DA1, no DCS, and no cursor position request).
+between model calls). Esc aborts the turn (queued messages go back in the box); Ctrl-C
+and Shift-Tab are ``_keys``'s; Ctrl-D on an empty box exits, and the way out prints the
+session's cost and how to resume it. No terminal query is ever sent (no DA1, no DCS, and
+no cursor position request).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from earshot import __version__
 from earshot.tui._attach import Attachments
 from earshot.tui._history import project_history
+from earshot.tui._keys import Keys, exit_summary, next_mode, restore_queued
 
 if TYPE_CHECKING:
     # Imported where used: the input box is on screen before any of these is loaded.
@@ -46,14 +49,12 @@ if TYPE_CHECKING:
     from earshot.core.loop.approvals import Approval, ApprovalRequest
     from earshot.core.loop.events import AgentEvent
     from earshot.core.loop.input import TurnInput
-    from earshot.core.permissions import Mode
     from earshot.core.tools.base import Question
     from earshot.providers import types as pt
     from earshot.tui.render import Feed, Painter
 
 SYNC_START = "\x1b[?2026h"  # synchronized output: a mode set, not a query
 SYNC_END = "\x1b[?2026l"
-DOUBLE_PRESS = 2.0
 
 
 @dataclass
@@ -107,7 +108,7 @@ class Tui:
         self.busy = False
         self.started = 0.0
         self.attachments = Attachments()
-        self._last_ctrl_c = 0.0
+        self.keys = Keys()
         history, self._history = project_history()
         self.buffer = Buffer(
             multiline=True,
@@ -234,6 +235,7 @@ class Tui:
         return self.painter
 
     def _typed(self, _: Buffer) -> None:
+        self.keys.disarm()
         if self.hint:
             self.hint = ""
 
@@ -287,20 +289,10 @@ class Tui:
         self.buffer.insert_text(placeholder_for(data, self.attachments, self.options.cwd))
 
     def replay(self, history: list[pt.Message], limit: int = 20) -> None:
-        """Print the last messages of a resumed session (text only)."""
-        from earshot.tui.render import assistant_block, message_text, user_block
+        """Print the last messages of a resumed session, tool calls and results too."""
+        from earshot.tui._replay import replay_blocks
 
-        painter = self._painter()
-        blocks: list[str] = []
-        for message in history[-limit:]:
-            text = message_text(message)
-            if not text.strip():
-                continue
-            if message.role == "user":
-                blocks.append(user_block(painter, text))
-            elif message.role == "assistant":
-                blocks.append(assistant_block(painter, text))
-        self.print_above("".join(blocks))
+        self.print_above(replay_blocks(self._painter(), history, limit))
 
     # --- turns ---------------------------------------------------------------------------------
 
@@ -350,6 +342,7 @@ class Tui:
             ticker.cancel()
             feed.live = ""
             feed.activity = ""
+            restore_queued(self)
             self.app.invalidate()
 
     async def stream_events(self, events: AsyncIterator[AgentEvent]) -> None:
@@ -397,28 +390,17 @@ class Tui:
             context_tokens=self.feed.context_tokens,
             context_window=session.window,
             cost_usd=session.cost().total_usd,
-            session_id=session.id,
+            session_id=session.short_id,
         )
 
     def cycle_mode(self) -> None:
-        from earshot.core.permissions import MODES
-
+        """Shift-Tab: the next mode of ``_keys.CYCLE`` (never yolo)."""
         if self.is_ready:
-            mode: Mode = self.session.mode
-            self.session.set_mode(MODES[(MODES.index(mode) + 1) % len(MODES)])
+            self.session.set_mode(next_mode(self.session.mode))
             self.app.invalidate()
 
     def ctrl_c(self) -> None:
-        now = time.monotonic()
-        if now - self._last_ctrl_c < DOUBLE_PRESS:
-            self.exit()
-            return
-        self._last_ctrl_c = now
-        if self.agent_running:
-            self.interrupt()
-        self.buffer.reset()
-        self.hint = "press Ctrl-C again to exit"
-        self.app.invalidate()
+        self.keys.ctrl_c(self)
 
     def exit(self) -> None:
         self.interrupt()
@@ -465,7 +447,17 @@ class Tui:
                     self._session.abort()
                     await asyncio.wait({self.turn}, timeout=5.0)
                 await self._session.close()
+        if self._session is not None and result == 0:
+            sys.stdout.write(exit_summary(self._session))
+            sys.stdout.flush()
         return result
+
+    def leave(self, result: int) -> None:
+        """End the UI before the session opened (onboarding, a failure): the early input
+        box and status line are erased, so no ``starting…`` line stays in the scrollback."""
+        self.app.erase_when_done = True
+        if not self.app.is_done:
+            self.app.exit(result=result)
 
 
 def _command_list() -> dict[str, str]:

@@ -77,10 +77,10 @@ async def _main(options: TuiOptions) -> int:
             session = _open(options.session, Bridge(tui))
         except Exception as exc:
             failure.append(exc)
-            tui.app.exit(result=2)
+            tui.leave(2)
             return
         if session is None:
-            tui.app.exit(result=ONBOARD)
+            tui.leave(ONBOARD)
             return
         tui.ready(session)
         images = _image_placeholders(tui, options)

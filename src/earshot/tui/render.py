@@ -377,7 +377,7 @@ def status_text(
     if context_window > 0:
         parts.append(f"ctx {min(100, round(100 * context_tokens / context_window))}%")
     parts.append("$?" if cost_usd is None else f"${cost_usd:.4f}")
-    parts.append(session_id[:8])
+    parts.append(session_id)
     parts.extend(extra)
     return " · ".join(parts)
 

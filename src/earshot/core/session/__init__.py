@@ -35,6 +35,7 @@ from earshot.core.session.store import (
     data_dir,
     new_session_id,
     open_session,
+    short_ids,
 )
 from earshot.core.session.transcript import (
     SessionError,
@@ -73,4 +74,5 @@ __all__ = [
     "new_session_id",
     "open_session",
     "read_transcript",
+    "short_ids",
 ]
