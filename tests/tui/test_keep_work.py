@@ -184,9 +184,7 @@ def test_session_ids_shown_are_unique_prefixes_everywhere(
         assert term.exit() == 0
 
 
-def test_a_resumed_session_replays_its_tool_calls(
-    fake_provider: FakeProvider, repo: Path
-) -> None:
+def test_a_resumed_session_replays_its_tool_calls(fake_provider: FakeProvider, repo: Path) -> None:
     env = earshot_env(fake_provider.base_url)
     call = ToolCallSpec("t1", "bash", {"command": "echo REPLAYED-OUTPUT"})
     fake_provider.script(anthropic.tool_calls_turn([call]), anthropic.text_turn("Ran it."))

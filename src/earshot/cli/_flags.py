@@ -29,7 +29,14 @@ class Flag(NamedTuple):  # not a dataclass: importing dataclasses costs --help 1
 
 
 FLAGS: tuple[Flag, ...] = (
-    Flag(("-p", "--print"), "prompt", "str", "PROMPT", "Run one turn headless ('-' reads stdin)."),
+    Flag(
+        ("-p", "--print"),
+        "prompt",
+        "str",
+        "[PROMPT]",
+        "Run one turn headless. No PROMPT (or '-'): stdin is the prompt; with one, piped "
+        "stdin is appended to it as context.",
+    ),
     Flag(
         ("-m", "--model"),
         "model",
@@ -191,9 +198,17 @@ def _convert(flag: Flag, name: str, raw: str, previous: FlagValue | None) -> Fla
     return raw
 
 
-def flags_help() -> list[str]:
+HEADLESS_ONLY = ("prompt", "output_format", "max_turns", "verbose")
+"""The flags of a headless run only; the others apply to the interactive UI too."""
+
+
+def flags_help(*, headless: bool) -> list[str]:
+    """The help of the flags for both front-ends (``headless`` False) or of the headless
+    run only (True)."""
     lines: list[str] = []
     for flag in FLAGS:
+        if (flag.dest in HEADLESS_ONLY) != headless:
+            continue
         spelled = ", ".join(flag.names) + (f" {flag.metavar}" if flag.metavar else "")
         lines.append(f"  {spelled}\n      {flag.help}")
     return lines
@@ -201,6 +216,7 @@ def flags_help() -> list[str]:
 
 __all__ = [
     "FLAGS",
+    "HEADLESS_ONLY",
     "Flag",
     "FlagError",
     "FlagValue",

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from earshot.cli._errors import UsageError
-from earshot.cli._flags import parse_flags, session_options, text_flag, words_flag
+from earshot.cli._flags import HEADLESS_ONLY, parse_flags, session_options, text_flag, words_flag
 
-_HEADLESS_ONLY = ("output_format", "max_turns", "verbose")
+_HEADLESS_ONLY = tuple(d for d in HEADLESS_ONLY if d != "prompt")
 
 
 def split_prompt(args: list[str]) -> tuple[list[str], str | None]:
