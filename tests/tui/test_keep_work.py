@@ -189,8 +189,7 @@ def test_a_resumed_session_replays_its_tool_calls(fake_provider: FakeProvider, r
     call = ToolCallSpec("t1", "bash", {"command": "echo REPLAYED-OUTPUT"})
     fake_provider.script(anthropic.tool_calls_turn([call]), anthropic.text_turn("Ran it."))
     done = subprocess.run(
-        [sys.executable, "-m", "earshot", "--model", MODEL, "--permission-mode", "yolo"]
-        + ["-p", "run echo"],
+        [sys.executable, "-m", "earshot", "--model", MODEL, "--permission-mode=yolo", "-p", "e"],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -205,5 +204,5 @@ def test_a_resumed_session_replays_its_tool_calls(fake_provider: FakeProvider, r
         term.wait_for("REPLAYED-OUTPUT")
         text = term.text()
         assert "bash: echo REPLAYED-OUTPUT" in text
-        assert text.index("run echo") < text.index("REPLAYED-OUTPUT") < text.index("Ran it.")
+        assert text.index("› e") < text.index("REPLAYED-OUTPUT") < text.index("Ran it.")
         assert term.exit() == 0
