@@ -21,6 +21,7 @@ import sys
 import termios
 import threading
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,7 @@ class Terminal:
     _master: int
     _stderr: BinaryIO
     _reader: threading.Thread
+    reader_error: str = ""
 
     def __init__(
         self,
@@ -106,7 +108,11 @@ class Terminal:
                 return
             with self._lock:
                 self.raw += data
-                self.stream.feed(data)
+                try:
+                    self.stream.feed(data)
+                except Exception:  # the screen model failed: say so instead of going quiet
+                    self.reader_error = traceback.format_exc()
+                    return
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -168,7 +174,7 @@ class Terminal:
             if time.monotonic() > deadline:
                 raise AssertionError(
                     f"gave up waiting for {what or check!r}\n--- screen ---\n{self.text()}"
-                    f"\n--- stderr ---\n{self.stderr()}"
+                    f"\n--- stderr ---\n{self.stderr()}{self.reader_error}"
                 )
             time.sleep(0.02)
 

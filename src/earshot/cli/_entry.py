@@ -38,7 +38,7 @@ def _dispatch(args: list[str]) -> int:
 
         sys.stdout.write(f"earshot {__version__}\n")
         return 0
-    if args in (["--help"], ["-h"]):
+    if args in (["--help"], ["-h"], ["help"]):
         from earshot.cli._commands import top_level_help
 
         sys.stdout.write(top_level_help())

@@ -33,9 +33,9 @@ FLAGS: tuple[Flag, ...] = (
         ("-p", "--print"),
         "prompt",
         "str",
-        "[PROMPT]",
-        "Run one turn headless. No PROMPT (or '-'): stdin is the prompt; with one, piped "
-        "stdin is appended to it as context.",
+        "PROMPT",
+        "Run one turn headless. PROMPT left out (or '-'): stdin is the prompt; given, "
+        "piped stdin is appended to it as context.",
     ),
     Flag(
         ("-m", "--model"),

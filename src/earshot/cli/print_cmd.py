@@ -3,8 +3,9 @@ as ``HeadlessOptions`` for the headless front-end (``earshot.headless``).
 
 Where the prompt comes from:
 
-- ``earshot -p "why?"`` (or ``earshot "why?"``): the words; when stdin is a pipe or a
-  file, what it holds is appended below them as context (``cat log | earshot -p "why?"``);
+- ``earshot -p "why?"`` (or ``earshot "why is it red?"``: a positional prompt of one bare
+  word is taken for a mistyped command): the words; when stdin is a pipe or a file, what
+  it holds is appended below them as context (``cat log | earshot -p "why?"``);
 - ``earshot -p`` or ``earshot -p -`` with stdin piped: stdin is the prompt
   (``echo "fix the bug" | earshot -p``);
 - ``earshot`` alone with stdin piped: the same (``echo hi | earshot``).
@@ -76,6 +77,12 @@ def options_from(args: list[str]) -> HeadlessOptions:
     values = parse_flags(flags)
     prompt = text_flag(values, "prompt")
     if positional is not None:
+        if " " not in positional.strip():
+            # One bare word is more likely a mistyped command than a prompt.
+            raise HeadlessUsageError(
+                f"unknown command {positional!r} (`earshot --help` lists them); to send it "
+                f"as a prompt: earshot -p {positional!r}"
+            )
         if prompt not in (None, "-"):
             raise HeadlessUsageError(
                 f"a prompt twice: -p {prompt!r} and {positional!r}; give one of them"

@@ -21,6 +21,7 @@ from prompt_toolkit.document import Document
 
 if TYPE_CHECKING:
     from earshot.core.loop.input import TurnInput
+    from earshot.tui._pickers import Choice
 
 PASTE_CHARS = 800
 PASTE_LINES = 12
@@ -110,11 +111,18 @@ def _files_under(cwd: Path, prefix: str, limit: int = 50) -> list[str]:
 
 
 class InputCompleter(Completer):
-    """``/command`` at the start of the box; ``@path`` anywhere."""
+    """``/command`` at the start of the box, then its argument (``_pickers``); ``@path``
+    anywhere."""
 
-    def __init__(self, cwd: Path, commands: Callable[[], dict[str, str]]) -> None:
+    def __init__(
+        self,
+        cwd: Path,
+        commands: Callable[[], dict[str, str]],
+        arguments: Callable[[str], list[Choice]] | None = None,
+    ) -> None:
         self.cwd = cwd
         self.commands = commands
+        self.arguments = arguments
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -125,6 +133,17 @@ class InputCompleter(Completer):
                 if name.startswith(before[1:]):
                     yield Completion(f"/{name}", start_position=-len(before), display_meta=about)
             return
+        if before.startswith("/") and "\n" not in before and self.arguments is not None:
+            name, _, typed = before[1:].partition(" ")
+            choices = self.arguments(name)
+            if choices:
+                from earshot.tui._pickers import matches
+
+                for choice in matches(choices, typed):
+                    yield Completion(
+                        choice.value, start_position=-len(typed), display_meta=choice.meta
+                    )
+                return
         word = before.split()[-1] if before.split() and not before[-1].isspace() else ""
         if word.startswith("@"):
             for rel in _files_under(self.cwd, word[1:]):

@@ -31,7 +31,6 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
-    Float,
     FloatContainer,
     HSplit,
     Layout,
@@ -49,6 +48,7 @@ if TYPE_CHECKING:
 Decision = Literal["allow_once", "allow_session", "deny"]
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+MENU_ROWS = 8
 FRAME_INTERVAL = 1 / 30  # the repaint cap, on every platform (ConPTY needs it on Windows)
 STYLE = Style.from_dict(
     {
@@ -211,19 +211,17 @@ def build_application(tui: Tui) -> Application[int]:
             ),
             ConditionalContainer(side_window, filter=side_visible),
             input_window,
+            # The completion menu is a row of the layout (up to MENU_ROWS), between the box
+            # and the status line: the live region grows to hold it rather than drawing
+            # one row of it over the status line.
+            ConditionalContainer(
+                CompletionsMenu(max_height=MENU_ROWS, scroll_offset=1),
+                filter=Condition(lambda: tui.buffer.complete_state is not None),
+            ),
             Window(FormattedTextControl(lambda: _status(tui)), height=1),
         ]
     )
-    root = FloatContainer(
-        content=body,
-        floats=[
-            Float(
-                xcursor=True,
-                ycursor=True,
-                content=CompletionsMenu(max_height=8, scroll_offset=1),
-            )
-        ],
-    )
+    root = FloatContainer(content=body, floats=[])
     from earshot.tui.app import no_color
 
     app: Application[int] = Application(
@@ -321,8 +319,11 @@ def _global_keys(tui: Tui) -> KeyBindings:
     def _submit(event: KeyPressEvent) -> None:
         buffer = tui.buffer
         if buffer.complete_state is not None and buffer.complete_state.current_completion:
+            before = buffer.text
             buffer.apply_completion(buffer.complete_state.current_completion)
-            return
+            if buffer.text != before:
+                return  # the choice is in the box; Enter again sends it
+        buffer.cancel_completion()
         if buffer.document.text_before_cursor.endswith("\\") and buffer.cursor_position == len(
             buffer.text
         ):

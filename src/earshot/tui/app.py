@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from earshot.core.loop.input import TurnInput
     from earshot.core.tools.base import Question
     from earshot.providers import types as pt
+    from earshot.tui._pickers import Choice
     from earshot.tui.render import Feed, Painter
 
 SYNC_START = "\x1b[?2026h"  # synchronized output: a mode set, not a query
@@ -113,7 +114,7 @@ class Tui:
         self.buffer = Buffer(
             multiline=True,
             history=history,
-            completer=InputCompleter(options.cwd, _command_list),
+            completer=InputCompleter(options.cwd, _command_list, self._argument_choices),
             complete_while_typing=True,
             name="input",
         )
@@ -263,7 +264,7 @@ class Tui:
         found = commands.find(raw.strip())
         if found is not None:
             handler, arg = found
-            self.app.create_background_task(self._command(handler, arg))
+            self.app.create_background_task(self._command(handler, arg, raw.strip()))
             return
         if commands.looks_like_command(raw):
             self.error(f"unknown command {raw.split()[0]}; /help lists them")
@@ -276,12 +277,35 @@ class Tui:
         self.attachments.clear()
         self.send(shown, turn_input)
 
-    async def _command(self, handler: Callable[[Tui, str], Awaitable[None]], arg: str) -> None:
+    async def _command(
+        self, handler: Callable[[Tui, str], Awaitable[None]], arg: str, typed: str = ""
+    ) -> None:
         try:
             await handler(self, arg)
         except Exception as exc:
             self.error(f"command failed: {type(exc).__name__}: {exc}")
+        name = typed[1:].split(" ")[0] if typed.startswith("/") else ""
+        if not arg and self.is_ready:
+            self.open_picker(name)
         self.app.invalidate()
+
+    def open_picker(self, name: str) -> None:
+        """``/model``, ``/resume`` or ``/rewind`` alone: the box holds ``/name `` and the
+        completion menu lists what it takes (``_pickers``)."""
+        from earshot.tui._pickers import PICKERS
+
+        if name not in PICKERS or self.buffer.text or not self._argument_choices(name):
+            return
+        self.buffer.text = f"/{name} "
+        self.buffer.cursor_position = len(self.buffer.text)
+        self.buffer.start_completion(select_first=False)
+
+    def _argument_choices(self, name: str) -> list[Choice]:
+        from earshot.tui._pickers import argument_choices
+
+        if self.agent_running:
+            return []
+        return argument_choices(self._session, name)
 
     def paste(self, data: str) -> None:
         from earshot.tui._attach import placeholder_for
