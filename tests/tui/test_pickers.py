@@ -102,3 +102,24 @@ def test_resume_and_rewind_pickers_preview_their_choices(
     scripted_turn(term, fake_provider, 3)
     assert "question 2" in str(fake_provider.requests[-1].json()["messages"])
     assert term.exit() == 0
+
+
+def test_onboarding_filters_models_and_takes_a_key_inline(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    env = earshot_env(fake_provider.base_url)
+    env.pop("ANTHROPIC_API_KEY")
+    with Terminal([], cwd=repo, env=env) as term:
+        term.wait_for("model ›")
+        term.send("anthropic/claude-haiku-4")
+        term.wait_for(lambda: "Claude Haiku 4.5" in term.display(), "the filtered models")
+        assert "amazon-bedrock" not in term.text()
+        term.send("-5\r")
+        term.wait_for("API key (hidden")
+        term.send("sk-ant-pasted-key-42\r")
+        term.wait_for("stored the Anthropic key")
+        term.wait_ready()
+        assert "sk-ant-pasted-key-42" not in term.text()
+        scripted_turn(term, fake_provider, 1)
+        assert fake_provider.requests[-1].headers["x-api-key"] == "sk-ant-pasted-key-42"
+        assert term.exit() == 0
