@@ -60,7 +60,7 @@ from earshot.core.loop.events import (
 )
 from earshot.core.loop.input import TurnInput, user_message
 from earshot.core.loop.model import ProviderModel
-from earshot.core.loop.ports import Gate, ModelClient, Snapshotter, Transcript
+from earshot.core.loop.ports import Gate, ModelClient, Recorder, Snapshotter
 from earshot.core.loop.turn import STOP_FOR_FINISH, Turn, interrupted
 from earshot.core.tools.base import AnyTool, AskFn, ToolContext, ToolResult
 from earshot.core.tools.display import TodoList
@@ -84,7 +84,7 @@ class Agent:
         cwd: Path,
         gate: Gate,
         system: str = "",
-        transcript: Transcript | None = None,
+        transcript: Recorder | None = None,
         undo: Snapshotter | None = None,
         approve: ApproveFn | None = None,
         ask: AskFn | None = None,

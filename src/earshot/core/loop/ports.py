@@ -5,7 +5,7 @@
     ModelClient  streams one model call (core.model.ProviderModel; ScriptedModel)
     Gate         the permission gate (core.permissions.PermissionGate)
     Snapshotter  takes an undo snapshot before a mutating batch (core.undo.recorder.UndoRecorder)
-    Transcript   records what happened (core.session.Session)
+    Recorder     records what happened (core.session.Session)
 
 Tests and other front-ends may pass their own implementations; conformance is structural.
 """
@@ -61,7 +61,7 @@ class Snapshotter(Protocol):
     async def snapshot(self, label: str = "") -> str | None: ...
 
 
-class Transcript(Protocol):
+class Recorder(Protocol):
     """Where the loop records what happened (``core.session.Session``)."""
 
     async def append_message(
@@ -91,8 +91,8 @@ if TYPE_CHECKING:  # the real implementations conform (checked by mypy, never ru
 
     def _conformance(
         gate: PermissionGate, session: Session, real: ProviderModel, scripted: ScriptedModel
-    ) -> tuple[Gate, Transcript, ModelClient, ModelClient]:
+    ) -> tuple[Gate, Recorder, ModelClient, ModelClient]:
         return gate, session, real, scripted
 
 
-__all__ = ["CommandPart", "Gate", "GateDecision", "ModelClient", "Snapshotter", "Transcript"]
+__all__ = ["CommandPart", "Gate", "GateDecision", "ModelClient", "Recorder", "Snapshotter"]
