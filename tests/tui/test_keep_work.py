@@ -206,3 +206,27 @@ def test_a_resumed_session_replays_its_tool_calls(fake_provider: FakeProvider, r
         assert "bash: echo REPLAYED-OUTPUT" in text
         assert text.index("› e") < text.index("REPLAYED-OUTPUT") < text.index("Ran it.")
         assert term.exit() == 0
+
+
+def test_commands_are_echoed_and_small_glitches_stay_fixed(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    call = ToolCallSpec("t1", "bash", {"command": "echo BODY-LINE"})
+    fake_provider.script(anthropic.tool_calls_turn([call]), anthropic.text_turn("Ran."))
+    env = earshot_env(fake_provider.base_url)
+    with Terminal(["--model", MODEL, "--permission-mode", "yolo"], cwd=repo, env=env) as term:
+        term.wait_ready()
+        term.send("first line")
+        term.send("\n")  # Ctrl-J: a second line in the box
+        term.type_line("second line")
+        term.wait_for("Ran.")
+        term.wait_for(term.idle, "the turn to end")
+        text = term.text()
+        assert "› first line\n  second line" in text
+        assert "(exit 0)" in text and "exit code: 0" not in text
+        term.type_line("/context")
+        term.wait_for("last call (measured)")
+        assert "› /context" in term.text()
+        measured = next(r for r in term.text().splitlines() if "last call (measured)" in r)
+        assert "(measured) " in measured
+        assert term.exit() == 0

@@ -121,14 +121,14 @@ async def cmd_context(session: AgentSession, arg: str) -> CommandReply:
         by_role[message.role] = by_role.get(message.role, 0) + _tokens(size)
     estimate = system + tools + sum(by_role.values())
     rows = [
-        f"{'system prompt':<20}~{system:,} tokens",
-        f"{'tool definitions':<20}~{tools:,} tokens",
-        *(f"{role + ' messages':<20}~{n:,} tokens" for role, n in sorted(by_role.items())),
-        f"{'total (estimate)':<20}~{estimate:,} tokens"
+        f"{'system prompt':<22}~{system:,} tokens",
+        f"{'tool definitions':<22}~{tools:,} tokens",
+        *(f"{role + ' messages':<22}~{n:,} tokens" for role, n in sorted(by_role.items())),
+        f"{'total (estimate)':<22}~{estimate:,} tokens"
         + (f" of {window:,} ({100 * estimate / window:.0f}%)" if window else ""),
     ]
     if session.context_tokens:
-        rows.append(f"{'last call (measured)':<20}{session.context_tokens:,} tokens")
+        rows.append(f"{'last call (measured)':<22}{session.context_tokens:,} tokens")
     return _say("\n".join(rows))
 
 

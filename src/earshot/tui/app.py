@@ -263,7 +263,10 @@ class Tui:
 
         found = commands.find(raw.strip())
         if found is not None:
+            from earshot.tui.render import command_block
+
             handler, arg = found
+            self.print_above(command_block(self._painter(), raw))
             self.app.create_background_task(self._command(handler, arg, raw.strip()))
             return
         if commands.looks_like_command(raw):

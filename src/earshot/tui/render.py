@@ -91,10 +91,16 @@ def _markdown(text: str) -> Markdown:
 def user_block(p: Painter, text: str, *, note: str = "") -> str:
     line = Text()
     line.append("› ", style="bold cyan")
-    line.append(text.rstrip("\n"), style="bold")
+    # continuation lines are indented under the first, as the input box shows them
+    line.append(text.rstrip("\n").replace("\n", "\n  "), style="bold")
     if note:
         line.append(f"  ({note})", style="dim")
     return p.render(Text(""), line)
+
+
+def command_block(p: Painter, text: str) -> str:
+    """A slash command as typed, dim: the scrollback shows what asked for the reply."""
+    return p.render(Text(""), Text(f"› {text.strip()}", style="dim"))
 
 
 def assistant_block(p: Painter, text: str) -> str:
@@ -181,6 +187,15 @@ def tool_block(
     grid.add_column(ratio=1, overflow="fold")
     grid.add_row(Text("  ⎿ ", style="dim"), body)
     return p.render(head, grid)
+
+
+def shown_result(text: str, brief: str) -> str:
+    """A result as the scrollback shows it: a last ``exit code: N`` line is left out when
+    the title already says ``(exit N)``."""
+    head, _, last = text.rstrip("\n").rpartition("\n")
+    if last.startswith("exit code: ") and f"(exit {last[11:].split()[0]})" in brief:
+        return head if head.strip() else ""
+    return text
 
 
 def notice_block(p: Painter, level: str, message: str) -> str:
@@ -276,7 +291,7 @@ class Feed:
                     tool_block(
                         p,
                         title,
-                        result_text(result),
+                        shown_result(result_text(result), brief),
                         is_error=result.is_error,
                         brief=brief,
                         diff="" if result.is_error else diff,
@@ -387,12 +402,14 @@ __all__ = [
     "Painter",
     "assistant_block",
     "collapse",
+    "command_block",
     "diff_text",
     "error_block",
     "info_block",
     "live_lines",
     "message_text",
     "notice_block",
+    "shown_result",
     "split_blocks",
     "status_text",
     "tool_block",
