@@ -230,3 +230,31 @@ def test_commands_are_echoed_and_small_glitches_stay_fixed(
         measured = next(r for r in term.text().splitlines() if "last call (measured)" in r)
         assert "(measured) " in measured
         assert term.exit() == 0
+
+
+def test_at_path_attaches_the_file_text(
+    fake_provider: FakeProvider, term: Terminal, repo: Path
+) -> None:
+    (repo / "mod.py").write_text("x = 1  # ATTACHED-CONTENT\n")
+    fake_provider.script(anthropic.text_turn("It sets x."))
+    term.type_line("look at @mod.py")
+    term.wait_for("It sets x.")
+    sent = str(fake_provider.requests[-1].json()["messages"])
+    assert "ATTACHED-CONTENT" in sent
+    assert "ATTACHED-CONTENT" not in term.text()
+    assert term.exit() == 0
+
+
+def test_reasoning_is_a_collapsed_line_and_ctrl_o_expands_it(
+    fake_provider: FakeProvider, term: Terminal
+) -> None:
+    reasoning = "First I consider the bug.\nThen HIDDEN-DETAIL matters."
+    fake_provider.script(anthropic.reasoning_turn(reasoning, "The answer."))
+    term.type_line("think")
+    term.wait_for("The answer.")
+    term.wait_for(term.idle, "the turn to end")
+    assert "✻ thinking" in term.text()
+    assert "HIDDEN-DETAIL" not in term.text()
+    term.send("\x0f")  # Ctrl-O
+    term.wait_for("HIDDEN-DETAIL")
+    assert term.exit() == 0

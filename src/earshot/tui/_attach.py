@@ -4,7 +4,9 @@ references, and the completer for ``/commands`` and ``@paths``.
 A paste longer than ``PASTE_CHARS`` characters or ``PASTE_LINES`` lines shows as
 ``[Pasted text #N +L lines]`` and is expanded when the message is sent. A pasted path to
 an image file shows as ``[Image #N]`` and is sent as an image part; so is an ``@path`` that
-names an image. Any other ``@path`` stays in the text as a file reference for the model.
+names an image. Any other ``@path`` naming a text file attaches it: its text is sent
+after the message (up to ``ATTACH_BYTES``; a larger or binary file stays a reference the
+model can ``read``), and the scrollback shows the message as typed.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from earshot.core.loop.input import TurnInput
     from earshot.tui._pickers import Choice
 
+ATTACH_BYTES = 256 * 1024
 PASTE_CHARS = 800
 PASTE_LINES = 12
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
@@ -80,13 +83,34 @@ def build_input(raw: str, attachments: Attachments, cwd: Path) -> tuple[str, Tur
     for key, path in attachments.images.items():
         if key in raw:
             images.append(image_part(path, cwd))
+    files: list[str] = []
     for match in _AT_PATH.finditer(raw):
         ref = match.group(1)
         if ref.lower().endswith(IMAGE_SUFFIXES) and (cwd / ref).is_file():
             images.append(image_part(ref, cwd))
+            continue
+        attached = _file_text(cwd, ref)
+        if attached is not None and ref not in files:
+            files.append(ref)
+            text += f"\n\nContents of {ref}:\n```\n{attached}\n```"
     if not images:
         return raw, text
     return raw, [pt.TextPart(text=text), *images]
+
+
+def _file_text(cwd: Path, ref: str) -> str | None:
+    """The text of the file ``@ref`` names, or None (no such file, too large, binary)."""
+    path = Path(ref).expanduser()
+    path = path if path.is_absolute() else cwd / path
+    try:
+        if not path.is_file() or path.stat().st_size > ATTACH_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    return data.decode("utf-8", errors="replace").rstrip("\n")
 
 
 def _files_under(cwd: Path, prefix: str, limit: int = 50) -> list[str]:

@@ -8,6 +8,8 @@ So a draft is never lost to Ctrl-C, and Ctrl-D exits only from an empty box.
 Esc that interrupts a turn puts the messages queued during it back in the input box,
 oldest first, above any draft: nothing typed is sent after the interrupt, or out of order.
 
+Ctrl-O prints the last collapsed block (a tool result, the reasoning) in full.
+
 Shift-Tab cycles ``ask → accept-edits → auto → plan``; it never reaches ``yolo`` (runs
 everything without asking): that takes ``/mode yolo`` or ``--permission-mode yolo``.
 The status line is yellow in ``auto`` and red in ``yolo``.
@@ -79,6 +81,18 @@ def restore_queued(tui: Tui) -> None:
     tui.say(f"the queued {many} went back in the input box, unsent: edit, then Enter")
 
 
+def expand_last(tui: Tui) -> None:
+    """Ctrl-O: print the last collapsed block (a tool result, the reasoning) in full."""
+    from earshot.tui.render import expanded_block
+
+    feed = tui.feed
+    if feed is None or feed.expandable is None:
+        tui.say("nothing to expand yet: Ctrl-O shows the last tool result or reasoning whole")
+        return
+    title, text = feed.expandable
+    tui.print_above(expanded_block(tui._painter(), title, text or "(empty)"))
+
+
 def exit_summary(session: AgentSession) -> str:
     """The line printed on the way out: cost, tokens, the session and how to resume it."""
     cost = session.cost()
@@ -95,6 +109,7 @@ __all__ = [
     "MODE_STYLE",
     "Keys",
     "exit_summary",
+    "expand_last",
     "next_mode",
     "restore_queued",
 ]

@@ -14,9 +14,9 @@
 
 Keys: Esc interrupts a turn (and clears the box when idle); Ctrl-C interrupts, clears a
 draft, and twice on an empty box exits (``_keys``); Ctrl-D on an empty box exits;
-Shift-Tab cycles the permission mode, never into yolo. A permission prompt
-takes y (allow once), a (allow this exact action for the session), n (deny, with an
-optional reason); Enter alone denies: the default is never "allow".
+Shift-Tab cycles the permission mode, never into yolo; Ctrl-O expands the last result.
+A permission prompt takes y (allow once), a (allow this exact action for the session),
+n (deny, with an optional reason); Enter alone denies: the default is never "allow".
 """
 
 from __future__ import annotations
@@ -357,6 +357,12 @@ def _global_keys(tui: Tui) -> KeyBindings:
     @kb.add("c-d", filter=in_input & empty)
     def _ctrl_d(event: KeyPressEvent) -> None:
         tui.exit()
+
+    @kb.add("c-o")
+    def _expand(event: KeyPressEvent) -> None:
+        from earshot.tui._keys import expand_last
+
+        expand_last(tui)
 
     @kb.add("s-tab")
     def _mode(event: KeyPressEvent) -> None:

@@ -198,6 +198,25 @@ def shown_result(text: str, brief: str) -> str:
     return text
 
 
+EXPAND_KEY = "Ctrl-O"
+
+
+def thinking_block(p: Painter, reasoning: str) -> str:
+    """Reasoning, collapsed to one dim line; the expand key prints it whole."""
+    words = len(reasoning.split())
+    first = reasoning.splitlines()[0] if reasoning else ""
+    line = Text(f"✻ thinking ({words} words) · {EXPAND_KEY} expands", style="dim italic")
+    if first:
+        line.append(f"\n  {first[: max(10, p.width - 4)]}", style="dim")
+    return p.render(line)
+
+
+def expanded_block(p: Painter, title: str, text: str) -> str:
+    """The last collapsed block in full (the expand key)."""
+    head = Text(f"▾ {title}", style="bold dim")
+    return p.render(head, Text(text.expandtabs(8), style="dim"))
+
+
 def notice_block(p: Painter, level: str, message: str) -> str:
     style = "yellow" if level == "warning" else "dim"
     return p.render(Text(f"{'!' if level == 'warning' else '·'} {message}", style=style))
@@ -245,8 +264,26 @@ class Feed:
     _streamed: bool = False
     _blocks: int = 0
     _titles: dict[str, str] = field(default_factory=dict)
+    reasoning: str = ""
+    """The reasoning streamed in this model call, until its collapsed line is printed."""
+    expandable: tuple[str, str] | None = None
+    """``(title, full text)`` of the last collapsed block (a result, the reasoning):
+    what the expand key prints."""
 
     def event(self, event: AgentEvent) -> list[str]:
+        out = self._thought(event)
+        out += self._event(event)
+        return [block for block in out if block]
+
+    def _thought(self, event: AgentEvent) -> list[str]:
+        """The collapsed thinking line, once the model moves on from reasoning."""
+        if isinstance(event, ReasoningDelta) or not self.reasoning.strip():
+            return []
+        text, self.reasoning = self.reasoning.strip(), ""
+        self.expandable = ("thinking", text)
+        return [thinking_block(self.painter, text)]
+
+    def _event(self, event: AgentEvent) -> list[str]:
         p = self.painter
         out: list[str] = []
         match event:
@@ -264,8 +301,9 @@ class Feed:
                 done, self.live = split_blocks(self.live)
                 if done.strip():
                     out.append(self._paragraphs(done))
-            case ReasoningDelta():
+            case ReasoningDelta(text=text):
                 self.activity = "thinking"
+                self.reasoning += text
             case ToolCallStreaming(name=name):
                 self.activity = f"preparing {name}"
             case AssistantMessage(message=message, usage=usage, total_cost_usd=total):
@@ -287,6 +325,7 @@ class Feed:
             case ToolFinished(result=result, brief=brief, display=display):
                 title = self._titles.pop(result.call_id, result.name)
                 diff = display.diff if isinstance(display, FileChange) else ""
+                self.expandable = (title, result_text(result))
                 out.append(
                     tool_block(
                         p,
@@ -340,7 +379,7 @@ class Feed:
                     )
             case _:
                 assert_never(event)
-        return [block for block in out if block]
+        return out
 
     def _paragraphs(self, text: str) -> str:
         """Finished paragraphs of the message being streamed, a blank line after the
@@ -398,6 +437,7 @@ def status_text(
 
 
 __all__ = [
+    "EXPAND_KEY",
     "Feed",
     "Painter",
     "assistant_block",
@@ -405,6 +445,7 @@ __all__ = [
     "command_block",
     "diff_text",
     "error_block",
+    "expanded_block",
     "info_block",
     "live_lines",
     "message_text",
@@ -412,6 +453,7 @@ __all__ = [
     "shown_result",
     "split_blocks",
     "status_text",
+    "thinking_block",
     "tool_block",
     "turn_end_line",
     "user_block",
