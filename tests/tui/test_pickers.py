@@ -123,3 +123,22 @@ def test_onboarding_filters_models_and_takes_a_key_inline(
         scripted_turn(term, fake_provider, 1)
         assert fake_provider.requests[-1].headers["x-api-key"] == "sk-ant-pasted-key-42"
         assert term.exit() == 0
+
+
+def test_resume_flag_without_an_id_opens_the_picker(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    env = earshot_env(fake_provider.base_url)
+    with Terminal(["--model", MODEL], cwd=repo, env=env) as term:
+        term.wait_ready()
+        scripted_turn(term, fake_provider, 1)
+        assert term.exit() == 0
+    with Terminal(["--model", MODEL, "-r"], cwd=repo, env=env) as term:
+        term.wait_ready()
+        term.wait_for(lambda: box(term) == "› /resume", "the resume picker")
+        term.wait_for(lambda: "question 1" in menu(term), "the preview")
+        term.send("\t\r")
+        term.wait_for("resumed")
+        scripted_turn(term, fake_provider, 2)
+        assert "question 1" in str(fake_provider.requests[-1].json()["messages"])
+        assert term.exit() == 0

@@ -292,16 +292,17 @@ class Tui:
             self.open_picker(name)
         self.app.invalidate()
 
-    def open_picker(self, name: str) -> None:
+    def open_picker(self, name: str) -> bool:
         """``/model``, ``/resume`` or ``/rewind`` alone: the box holds ``/name `` and the
         completion menu lists what it takes (``_pickers``)."""
         from earshot.tui._pickers import PICKERS
 
         if name not in PICKERS or self.buffer.text or not self._argument_choices(name):
-            return
+            return False
         self.buffer.text = f"/{name} "
         self.buffer.cursor_position = len(self.buffer.text)
         self.buffer.start_completion(select_first=False)
+        return True
 
     def _argument_choices(self, name: str) -> list[Choice]:
         from earshot.tui._pickers import argument_choices

@@ -43,6 +43,8 @@ class TuiOptions:
     session: SessionOptions
     prompt: str | None = None
     images: tuple[str, ...] = ()
+    pick_resume: bool = False
+    """``earshot -r`` with no id: open the resume picker first."""
 
 
 class Bridge:
@@ -88,6 +90,8 @@ async def _main(options: TuiOptions) -> int:
             tui.handle(" ".join([options.prompt, *images]))
         elif images:
             tui.buffer.insert_text(" ".join(images) + " ")
+        elif options.pick_resume and not tui.open_picker("resume"):
+            tui.say("no other session in this directory to resume")
 
     result = await tui.run(start)
     if failure:
