@@ -258,3 +258,23 @@ def test_reasoning_is_a_collapsed_line_and_ctrl_o_expands_it(
     term.send("\x0f")  # Ctrl-O
     term.wait_for("HIDDEN-DETAIL")
     assert term.exit() == 0
+
+
+def test_rewind_keeps_the_model_switched_to(fake_provider: FakeProvider, term: Terminal) -> None:
+    scripted_turn(term, fake_provider, 1)
+    term.type_line("/model anthropic/claude-haiku-4-5")
+    term.wait_for(lambda: "claude-haiku-4-5 ·" in status_line(term), "the switch")
+    term.type_line("/rewind 1")
+    term.wait_for("rewound to before message 1")
+    term.wait_quiet(0.2)
+    assert "claude-haiku-4-5 ·" in status_line(term)
+    term.send("\x15")
+    assert term.exit() == 0
+
+
+def test_a_pasted_block_counts_its_lines(term: Terminal) -> None:
+    pasted = "".join(f"row {i}\n" for i in range(30))
+    term.send("\x1b[200~" + pasted + "\x1b[201~")
+    term.wait_for("[Pasted text #1 +30 lines]")
+    term.send("\x15")
+    assert term.exit() == 0

@@ -119,6 +119,7 @@ def test_onboarding_filters_models_and_takes_a_key_inline(
         term.send("sk-ant-pasted-key-42\r")
         term.wait_for("stored the Anthropic key")
         term.wait_ready()
+        assert "starting…" not in term.text()
         assert "sk-ant-pasted-key-42" not in term.text()
         scripted_turn(term, fake_provider, 1)
         assert fake_provider.requests[-1].headers["x-api-key"] == "sk-ant-pasted-key-42"

@@ -62,7 +62,7 @@ def placeholder_for(data: str, attachments: Attachments, cwd: Path) -> str:
         key = f"[Image #{len(attachments.images) + 1}]"
         attachments.images[key] = str(image)
         return key
-    lines = data.count("\n") + 1
+    lines = data.rstrip("\n").count("\n") + 1  # a trailing newline ends a line, adds none
     if len(data) > PASTE_CHARS or lines > PASTE_LINES:
         key = f"[Pasted text #{len(attachments.pastes) + 1} +{lines} lines]"
         attachments.pastes[key] = data
