@@ -133,3 +133,27 @@ def test_undo_picks_the_newest_session_with_edits_and_names_it(
     assert undone.returncode == 0, undone.stderr
     assert "has nothing to undo; using session" in undone.stdout
     assert not (repo / "notes.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [
+        (["undo"], ["--session", "--list", "--yes"]),
+        (["sessions", "list"], ["--all", "--json"]),
+        (["sessions", "export"], ["ID", "--format"]),
+        (["permissions", "check"], ["REQUEST", "--mode", "--json"]),
+        (["auth", "login"], ["PROVIDER"]),
+    ],
+)
+def test_subcommand_help_describes_every_option_on_its_line(
+    fake_provider: FakeProvider, repo: Path, command: list[str], options: list[str]
+) -> None:
+    done = run(fake_provider, repo, *command, "--help", model=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"Usage: earshot {' '.join(command)}")
+    rows = done.stdout.splitlines()
+    for option in options:
+        row = next(r for r in rows if r.strip().startswith(option))
+        described = row.split(":", 1)[1].strip() if ":" in row else ""
+        assert described and not described.startswith("["), row
+    assert all(not r or r.startswith(("Usage", " ")) or r[0].isupper() for r in rows)
