@@ -159,6 +159,12 @@ class Terminal:
         rows = [row for row in self.display().splitlines() if row.strip()]
         return rows[-2] if len(rows) >= 2 else ""
 
+    def box(self) -> str:
+        """The input box's first line (the last row starting with the prompt), wherever the
+        completion menu below it leaves it."""
+        rows = [row for row in self.display().splitlines() if row.startswith("›")]
+        return rows[-1] if rows else ""
+
     def byte_count(self) -> int:
         with self._lock:
             return len(self.raw)

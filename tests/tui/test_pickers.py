@@ -33,12 +33,6 @@ def last_row(term: Terminal) -> str:
     return rows[-1] if rows else ""
 
 
-def box(term: Terminal) -> str:
-    """The input box's first line, wherever the menu leaves it."""
-    rows = [row for row in term.display().splitlines() if row.startswith("›")]
-    return rows[-1] if rows else ""
-
-
 def menu(term: Terminal) -> str:
     """The rows under the input box (the menu), status line left out."""
     rows = term.display().split("› /")[-1].splitlines()[1:]
@@ -59,14 +53,14 @@ def test_the_slash_menu_shows_several_rows_above_an_intact_status_line(term: Ter
 
 def test_model_alone_opens_a_filterable_picker(term: Terminal) -> None:
     term.type_line("/model")
-    term.wait_for(lambda: box(term) == "› /model", "the picker")
+    term.wait_for(lambda: term.box() == "› /model", "the picker")
     term.wait_for(lambda: "anthropic/claude-sonnet-5" in menu(term), "newest first")
     assert "amazon-bedrock" not in term.display()
     term.send("haiku-4-5")
     term.wait_for(lambda: "claude-haiku-4-5" in menu(term), "filtered")
     assert "claude-sonnet" not in menu(term)
     term.send("\t")
-    term.wait_for(lambda: box(term).startswith("› /model anthropic/claude-haiku-4-5"), "pick")
+    term.wait_for(lambda: term.box().startswith("› /model anthropic/claude-haiku-4-5"), "pick")
     term.send("\r")
     term.wait_for("Switched model: anthropic/claude-haiku-4-5")
     term.wait_for(lambda: "claude-haiku-4-5" in last_row(term), "the status line")
@@ -77,7 +71,7 @@ def test_mode_argument_completes(term: Terminal) -> None:
     term.send("/mode acc")
     term.wait_for(lambda: "file edits run" in term.display(), "the mode menu")
     term.send("\t")
-    term.wait_for(lambda: box(term) == "› /mode accept-edits", "completed")
+    term.wait_for(lambda: term.box() == "› /mode accept-edits", "completed")
     term.send("\r")
     term.wait_for(lambda: "· accept-edits ·" in last_row(term), "the mode")
     assert term.exit() == 0
@@ -89,13 +83,13 @@ def test_resume_and_rewind_pickers_preview_their_choices(
     scripted_turn(term, fake_provider, 1)
     scripted_turn(term, fake_provider, 2)
     term.type_line("/rewind")
-    term.wait_for(lambda: box(term) == "› /rewind", "the rewind picker")
+    term.wait_for(lambda: term.box() == "› /rewind", "the rewind picker")
     term.wait_for(lambda: "question 2" in term.display().split("› /rewind")[-1], "preview")
     term.send("\x15")
     term.type_line("/clear")
     term.wait_for("new session")
     term.type_line("/resume")
-    term.wait_for(lambda: box(term) == "› /resume", "the resume picker")
+    term.wait_for(lambda: term.box() == "› /resume", "the resume picker")
     term.wait_for(lambda: "question 1" in term.display().split("› /resume")[-1], "preview")
     term.send("\t\r")
     term.wait_for("resumed")
@@ -136,7 +130,7 @@ def test_resume_flag_without_an_id_opens_the_picker(
         assert term.exit() == 0
     with Terminal(["--model", MODEL, "-r"], cwd=repo, env=env) as term:
         term.wait_ready()
-        term.wait_for(lambda: box(term) == "› /resume", "the resume picker")
+        term.wait_for(lambda: term.box() == "› /resume", "the resume picker")
         term.wait_for(lambda: "question 1" in menu(term), "the preview")
         term.send("\t\r")
         term.wait_for("resumed")

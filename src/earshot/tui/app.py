@@ -34,13 +34,13 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.layout import Window
-from prompt_toolkit.output import Output, create_output
-from prompt_toolkit.output.vt100 import Vt100_Output
+from prompt_toolkit.output import Output
 
 from earshot import __version__
 from earshot.tui._attach import Attachments
 from earshot.tui._history import project_history
 from earshot.tui._keys import Keys, exit_summary, next_mode, restore_queued
+from earshot.tui._output import quiet_output, write_above
 
 if TYPE_CHECKING:
     # Imported where used: the input box is on screen before any of these is loaded.
@@ -53,9 +53,6 @@ if TYPE_CHECKING:
     from earshot.providers import types as pt
     from earshot.tui._pickers import Choice
     from earshot.tui.render import Feed, Painter
-
-SYNC_START = "\x1b[?2026h"  # synchronized output: a mode set, not a query
-SYNC_END = "\x1b[?2026l"
 
 
 @dataclass
@@ -96,7 +93,7 @@ class Tui:
 
         self.options = options
         self._session: AgentSession | None = None
-        self.output = output or _quiet_output()
+        self.output = output or quiet_output()
         self.input = input or create_input()
         self.painter: Painter | None = None
         self.feed: Feed | None = None
@@ -201,14 +198,7 @@ class Tui:
             sys.stdout.write(text)
             sys.stdout.flush()
             return
-        out = self.output
-        out.write_raw(SYNC_START)
-        app.renderer.erase()
-        out.write_raw(text if text.endswith("\n") else text + "\n")
-        app.renderer.reset()
-        app._redraw()  # now, inside the synchronized update, so nothing flickers
-        out.write_raw(SYNC_END)
-        out.flush()
+        write_above(app, self.output, text)
 
     def say(self, text: str) -> None:
         from earshot.tui.render import info_block
@@ -492,15 +482,6 @@ def _command_list() -> dict[str, str]:
     from earshot.tui.commands import command_list
 
     return command_list()
-
-
-def _quiet_output() -> Output:
-    """The terminal, with prompt-toolkit's cursor position request turned off: earshot
-    never sends a query a terminal might not answer (ConPTY hangs on them)."""
-    output = create_output(stdout=sys.stdout)
-    if isinstance(output, Vt100_Output):
-        output.enable_cpr = False
-    return output
 
 
 __all__ = ["Attachments", "PendingApproval", "PendingQuestion", "Tui", "history_file", "no_color"]
