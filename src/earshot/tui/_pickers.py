@@ -13,11 +13,13 @@ release first), then the rest, marked ``no key``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from prompt_toolkit.buffer import Buffer
+
     from earshot.core.agent_session import AgentSession
     from earshot.providers.catalog import ModelCatalog
 
@@ -87,6 +89,17 @@ def _newest_first(date: str | None) -> str:
     return "".join(chr(ord("0") + 9 - int(c)) if c.isdigit() else c for c in date)
 
 
+def open_picker(buffer: Buffer, name: str, choices: Callable[[str], list[Choice]]) -> bool:
+    """Put ``/name `` in an empty box with the menu open over what it takes; False when
+    ``name`` has no picker, the box holds a draft, or there is nothing to pick."""
+    if name not in PICKERS or buffer.text or not choices(name):
+        return False
+    buffer.text = f"/{name} "
+    buffer.cursor_position = len(buffer.text)
+    buffer.start_completion(select_first=False)
+    return True
+
+
 def argument_choices(session: AgentSession | None, command: str) -> list[Choice]:
     """The values ``/command`` takes (empty for a command without a picker)."""
     if session is None:
@@ -136,4 +149,5 @@ __all__ = [
     "callable_providers",
     "matches",
     "model_choices",
+    "open_picker",
 ]

@@ -38,6 +38,7 @@ from prompt_toolkit.output import Output
 
 from earshot import __version__
 from earshot.tui._attach import Attachments
+from earshot.tui._grace import TypingGrace
 from earshot.tui._history import project_history
 from earshot.tui._keys import Keys, exit_summary, next_mode, restore_queued
 from earshot.tui._output import quiet_output, write_above
@@ -57,9 +58,13 @@ if TYPE_CHECKING:
 
 @dataclass
 class PendingApproval:
+    """``armed``: the prompt takes answers (``_grace``); ``drawn_at``: first on screen."""
+
     request: ApprovalRequest
     future: asyncio.Future[Approval]
     denying: bool = False
+    drawn_at: float | None = None
+    armed: bool = False
 
 
 @dataclass
@@ -118,7 +123,9 @@ class Tui:
         self.side = Buffer(multiline=False, name="side")
         self.windows: dict[str, Window] = {}
         self.buffer.on_text_changed += self._typed
+        self.grace = TypingGrace()
         self.app: Application[int] = build(self)
+        self.app.after_render += self._rendered
 
     @property
     def session(self) -> AgentSession:
@@ -159,12 +166,17 @@ class Tui:
         return self.busy or (self.turn is not None and not self.turn.done())
 
     async def approve(self, request: ApprovalRequest) -> Approval:
+        """Show the prompt; it takes answers only once armed (``_grace``): until then the
+        input box keeps the focus and what is typed stays in the draft."""
         future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
-        self.approval = PendingApproval(request, future)
-        self.focus("approval")
+        pending = PendingApproval(request, future)
+        self.approval = pending
+        self.app.invalidate()
+        arming = asyncio.ensure_future(self._arm(pending))
         try:
             return await future
         finally:
+            arming.cancel()
             self.approval = None
             self.side.reset()
             self.focus("input")
@@ -225,8 +237,19 @@ class Tui:
         self.painter.width = width
         return self.painter
 
+    async def _arm(self, pending: PendingApproval) -> None:
+        await self.grace.wait(lambda: pending.drawn_at)
+        pending.armed = True
+        self.focus("approval")
+
+    def _rendered(self, _: object) -> None:
+        pending = self.approval
+        if pending is not None and pending.drawn_at is None:
+            pending.drawn_at = time.monotonic()
+
     def _typed(self, _: Buffer) -> None:
         self.keys.disarm()
+        self.grace.typed()
         if self.hint:
             self.hint = ""
 
@@ -283,23 +306,15 @@ class Tui:
         self.app.invalidate()
 
     def open_picker(self, name: str) -> bool:
-        """``/model``, ``/resume`` or ``/rewind`` alone: the box holds ``/name `` and the
-        completion menu lists what it takes (``_pickers``)."""
-        from earshot.tui._pickers import PICKERS
+        """``/model``, ``/resume`` or ``/rewind`` alone: ``_pickers.open_picker``."""
+        from earshot.tui._pickers import open_picker
 
-        if name not in PICKERS or self.buffer.text or not self._argument_choices(name):
-            return False
-        self.buffer.text = f"/{name} "
-        self.buffer.cursor_position = len(self.buffer.text)
-        self.buffer.start_completion(select_first=False)
-        return True
+        return open_picker(self.buffer, name, self._argument_choices)
 
     def _argument_choices(self, name: str) -> list[Choice]:
         from earshot.tui._pickers import argument_choices
 
-        if self.agent_running:
-            return []
-        return argument_choices(self._session, name)
+        return [] if self.agent_running else argument_choices(self._session, name)
 
     def paste(self, data: str) -> None:
         from earshot.tui._attach import placeholder_for
@@ -409,6 +424,7 @@ class Tui:
             context_window=session.window,
             cost_usd=session.cost().total_usd,
             session_id=session.short_id,
+            effort=session.effort.label if session.effort is not None else "",
         )
 
     def cycle_mode(self) -> None:
@@ -440,15 +456,9 @@ class Tui:
     # --- run ------------------------------------------------------------------------------------
 
     def banner(self) -> str:
-        from earshot.tui.render import info_block
+        from earshot.tui.render import banner_block
 
-        session = self.session
-        lines = [
-            f"earshot {__version__} · {session.model} · {self.options.cwd}",
-            f"session {session.id}{' (resumed)' if session.resumed else ''} · "
-            "/help for commands · Esc interrupts · Ctrl-D exits",
-        ]
-        return info_block(self._painter(), "\n".join(lines))
+        return banner_block(self._painter(), __version__, self.session)
 
     async def run(self, start: Callable[[], Coroutine[object, object, None]]) -> int:
         """Run until the user leaves; ``start`` runs once the UI is on screen (it opens the

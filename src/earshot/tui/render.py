@@ -23,7 +23,7 @@ import io
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import assert_never
+from typing import TYPE_CHECKING, assert_never
 
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown
@@ -51,6 +51,9 @@ from earshot.core.loop.events import (
 )
 from earshot.core.tools.display import FileChange
 from earshot.providers import types as pt
+
+if TYPE_CHECKING:
+    from earshot.core.agent_session import AgentSession
 
 RESULT_LINES = 6
 RESULT_TAIL_LINES = 2
@@ -215,6 +218,16 @@ def expanded_block(p: Painter, title: str, text: str) -> str:
     """The last collapsed block in full (the expand key)."""
     head = Text(f"▾ {title}", style="bold dim")
     return p.render(head, Text(text.expandtabs(8), style="dim"))
+
+
+def banner_block(p: Painter, version: str, session: AgentSession) -> str:
+    """The two lines a session starts with: version, model, directory; id and keys."""
+    lines = [
+        f"earshot {version} · {session.model} · {session.cwd}",
+        f"session {session.id}{' (resumed)' if session.resumed else ''} · "
+        "/help for commands · Esc interrupts · Ctrl-D exits",
+    ]
+    return info_block(p, "\n".join(lines))
 
 
 def notice_block(p: Painter, level: str, message: str) -> str:
@@ -425,9 +438,11 @@ def status_text(
     cost_usd: float | None,
     session_id: str,
     extra: Sequence[str] = (),
+    effort: str = "",
 ) -> str:
-    """``model · mode · ctx N% · $cost · session`` (a plain string)."""
-    parts = [model, mode]
+    """``model · effort E · mode · ctx N% · $cost · session`` (a plain string; no effort
+    part when the model does not reason)."""
+    parts = [model, f"effort {effort}", mode] if effort else [model, mode]
     if context_window > 0:
         parts.append(f"ctx {min(100, round(100 * context_tokens / context_window))}%")
     parts.append("$?" if cost_usd is None else f"${cost_usd:.4f}")
@@ -441,6 +456,7 @@ __all__ = [
     "Feed",
     "Painter",
     "assistant_block",
+    "banner_block",
     "collapse",
     "command_block",
     "diff_text",

@@ -121,10 +121,11 @@ class ToolBatch:
                 continue
             request = prepared.request
             title = _title(call, request)
-            yield ToolCallRequested(
-                call=call, read_only=tool.read_only, title=title, detail=request.detail
-            )
             decision = self.gate.check(request, read_only=tool.read_only)
+            # a refused call shows no detail: an edit's diff of a file a Read rule denies
+            # would put the file's lines on screen
+            detail = "" if decision.outcome == "deny" else request.detail
+            yield ToolCallRequested(call=call, read_only=tool.read_only, title=title, detail=detail)
             outcome, reason, asked = decision.outcome, decision.reason, False
             if outcome == "ask":
                 asked = True
