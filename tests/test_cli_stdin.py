@@ -157,3 +157,10 @@ def test_subcommand_help_describes_every_option_on_its_line(
         described = row.split(":", 1)[1].strip() if ":" in row else ""
         assert described and not described.startswith("["), row
     assert all(not r or r.startswith(("Usage", " ")) or r[0].isupper() for r in rows)
+
+
+def test_fork_session_without_a_session_is_refused(fake_provider: FakeProvider, repo: Path) -> None:
+    done = run(fake_provider, repo, "-p", "hi there", "--fork-session")
+    assert done.returncode == 2
+    assert "--fork-session branches a session: add -c or -r ID" in done.stderr
+    assert fake_provider.requests == []

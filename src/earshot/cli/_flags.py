@@ -167,6 +167,10 @@ def session_options(values: dict[str, FlagValue], cwd: Path) -> SessionOptions:
 
     max_turns = values.get("max_turns")
     budget = values.get("max_budget_usd")
+    if values.get("fork_session") is True and not (
+        values.get("resume") or values.get("continue_latest") is True
+    ):
+        raise FlagError("--fork-session branches a session: add -c or -r ID")
     return SessionOptions(
         cwd=cwd,
         model=text_flag(values, "model"),
