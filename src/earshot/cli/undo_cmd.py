@@ -44,7 +44,7 @@ def undo(
         sys.stderr.write(f"earshot: {exc}\n")
         return USAGE_ERROR
     if session_id is None:
-        sys.stdout.write(f"nothing to undo: no session in {store.cwd} has undo steps\n")
+        sys.stdout.write(f"nothing to undo: no session in {store.cwd}\n")
         return 0
     latest = store.latest_id()
     if session is None and session_id != latest:
@@ -87,12 +87,15 @@ SCAN = 50
 
 
 def _newest_with_steps(store: SessionStore, data_dir: Path | None) -> str | None:
-    """The newest session of the directory that has undo steps (None when none has)."""
+    """The newest session of the directory that has undo steps; the latest when none has
+    (or undo is unavailable: the caller then says why), None when there is no session."""
     for session_id in reversed(store.ids()[-SCAN:]):
         undoer = Undo(store.cwd, session_id, data_dir)
-        if undoer.available and any(step.kind == "undo" for step in undoer.list()):
+        if not undoer.available:
+            break
+        if any(step.kind == "undo" for step in undoer.list()):
             return session_id
-    return None
+    return store.latest_id()
 
 
 def _list(undoer: Undo) -> int:
