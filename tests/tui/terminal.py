@@ -21,6 +21,7 @@ import sys
 import termios
 import threading
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,7 @@ class Terminal:
     _master: int
     _stderr: BinaryIO
     _reader: threading.Thread
+    reader_error: str = ""
 
     def __init__(
         self,
@@ -106,7 +108,11 @@ class Terminal:
                 return
             with self._lock:
                 self.raw += data
-                self.stream.feed(data)
+                try:
+                    self.stream.feed(data)
+                except Exception:  # the screen model failed: say so instead of going quiet
+                    self.reader_error = traceback.format_exc()
+                    return
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -153,6 +159,12 @@ class Terminal:
         rows = [row for row in self.display().splitlines() if row.strip()]
         return rows[-2] if len(rows) >= 2 else ""
 
+    def box(self) -> str:
+        """The input box's first line (the last row starting with the prompt), wherever the
+        completion menu below it leaves it."""
+        rows = [row for row in self.display().splitlines() if row.startswith("›")]
+        return rows[-1] if rows else ""
+
     def byte_count(self) -> int:
         with self._lock:
             return len(self.raw)
@@ -168,7 +180,7 @@ class Terminal:
             if time.monotonic() > deadline:
                 raise AssertionError(
                     f"gave up waiting for {what or check!r}\n--- screen ---\n{self.text()}"
-                    f"\n--- stderr ---\n{self.stderr()}"
+                    f"\n--- stderr ---\n{self.stderr()}{self.reader_error}"
                 )
             time.sleep(0.02)
 

@@ -50,7 +50,8 @@ def test_rewind_returns_to_before_an_earlier_message(
         scripted_turn(term, fake_provider, index)
     term.type_line("/rewind")
     term.wait_for("rewind to before which message?")
-    term.type_line("/rewind 2")
+    term.wait_for(lambda: term.box() == "› /rewind", "the picker")
+    term.type_line("2")  # the picker left "/rewind " in the box
     term.wait_for("rewound to before message 2")
     term.wait_for(lambda: term.input_line() == "› question 2", "the message back in the box")
     term.send("\x15")  # Ctrl-U: clear the line
@@ -106,7 +107,7 @@ def test_slash_completion_offers_commands(term: Terminal) -> None:
     term.send("/res")
     term.wait_for("resume another session", "the completion menu")
     term.send("\t")
-    term.wait_for(lambda: term.input_line().startswith("› /resume"), "the completed command")
+    term.wait_for(lambda: term.box().startswith("› /resume"), "the completed command")
     term.send("\x15")
     assert term.exit() == 0
 

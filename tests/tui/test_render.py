@@ -139,9 +139,9 @@ def test_status_line_names_model_mode_context_cost_and_session() -> None:
         context_tokens=50_000,
         context_window=200_000,
         cost_usd=0.1234,
-        session_id="01a22ba8-c124-7c94",
+        session_id="01a22ba8-c",
     )
-    assert line == "anthropic/claude-sonnet-4-6 · ask · ctx 25% · $0.1234 · 01a22ba8"
+    assert line == "anthropic/claude-sonnet-4-6 · ask · ctx 25% · $0.1234 · 01a22ba8-c"
 
 
 def test_a_long_paste_is_collapsed_and_expanded_when_sent(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@
 (cyclopts, httpx, rich, the catalog): they are what people and scripts run most often to
 check an install, and they must feel instant. Subcommands go to the cyclopts app; with a
 terminal on both ends and no ``-p``, the interactive UI; anything else is a headless run
-(``earshot -p ...``, or a prompt piped to stdin), parsed by ``_flags``.
+(``earshot -p ...``, ``earshot "PROMPT"`` or a prompt piped to stdin: ``print_cmd``).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _dispatch(args: list[str]) -> int:
 
         sys.stdout.write(f"earshot {__version__}\n")
         return 0
-    if args in (["--help"], ["-h"]) or (not args and not _terminal()):
+    if args in (["--help"], ["-h"], ["help"]):
         from earshot.cli._commands import top_level_help
 
         sys.stdout.write(top_level_help())
@@ -59,6 +59,12 @@ def _dispatch(args: list[str]) -> int:
         from earshot.cli.acp_cmd import main as acp
 
         return acp(**flags)
+    if not args and not _terminal() and sys.stdin.isatty():
+        sys.stderr.write(
+            "earshot: stdout is not a terminal; for one headless turn use earshot -p PROMPT "
+            "(earshot --help shows the rest)\n"
+        )
+        return 2
     from earshot.cli._commands import COMMANDS
 
     if args and args[0] in COMMANDS:

@@ -29,7 +29,14 @@ class Flag(NamedTuple):  # not a dataclass: importing dataclasses costs --help 1
 
 
 FLAGS: tuple[Flag, ...] = (
-    Flag(("-p", "--print"), "prompt", "str", "PROMPT", "Run one turn headless ('-' reads stdin)."),
+    Flag(
+        ("-p", "--print"),
+        "prompt",
+        "str",
+        "PROMPT",
+        "Run one turn headless. PROMPT left out (or '-'): stdin is the prompt; given, "
+        "piped stdin is appended to it as context.",
+    ),
     Flag(
         ("-m", "--model"),
         "model",
@@ -160,6 +167,10 @@ def session_options(values: dict[str, FlagValue], cwd: Path) -> SessionOptions:
 
     max_turns = values.get("max_turns")
     budget = values.get("max_budget_usd")
+    if values.get("fork_session") is True and not (
+        values.get("resume") or values.get("continue_latest") is True
+    ):
+        raise FlagError("--fork-session branches a session: add -c or -r ID")
     return SessionOptions(
         cwd=cwd,
         model=text_flag(values, "model"),
@@ -200,9 +211,17 @@ def _convert(flag: Flag, name: str, raw: str, previous: FlagValue | None) -> Fla
     return raw
 
 
-def flags_help() -> list[str]:
+HEADLESS_ONLY = ("prompt", "output_format", "max_turns", "verbose")
+"""The flags of a headless run only; the others apply to the interactive UI too."""
+
+
+def flags_help(*, headless: bool) -> list[str]:
+    """The help of the flags for both front-ends (``headless`` False) or of the headless
+    run only (True)."""
     lines: list[str] = []
     for flag in FLAGS:
+        if (flag.dest in HEADLESS_ONLY) != headless:
+            continue
         spelled = ", ".join(flag.names) + (f" {flag.metavar}" if flag.metavar else "")
         lines.append(f"  {spelled}\n      {flag.help}")
     return lines
@@ -210,6 +229,7 @@ def flags_help() -> list[str]:
 
 __all__ = [
     "FLAGS",
+    "HEADLESS_ONLY",
     "Flag",
     "FlagError",
     "FlagValue",

@@ -19,6 +19,7 @@ from earshot.core.session import (
     SessionInfo,
     SessionStore,
     Transcript,
+    short_ids,
 )
 from earshot.core.session.codec import encode_line
 from earshot.core.session.importers import import_session as do_import
@@ -50,19 +51,6 @@ def _local(stamp: str) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def _short_ids(ids: list[str], minimum: int = 8) -> dict[str, str]:
-    """The shortest prefix (at least ``minimum`` characters) telling each id apart."""
-    out: dict[str, str] = {}
-    for session_id in ids:
-        size = minimum
-        while size < len(session_id) and any(
-            other != session_id and other.startswith(session_id[:size]) for other in ids
-        ):
-            size += 1
-        out[session_id] = session_id[:size]
-    return out
-
-
 def _table(headers: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     lines = [headers, *rows]
@@ -90,7 +78,7 @@ def list_sessions(
         where = "any directory" if all else str(store.cwd)
         sys.stdout.write(f"no sessions in {where}\n")
         return 0
-    short = _short_ids([info.id for info in infos])
+    short = short_ids([info.id for info in infos])
     headers = ["ID", "UPDATED", "TURNS", "COST", "TITLE"] + (["DIRECTORY"] if all else [])
     rows = [
         [

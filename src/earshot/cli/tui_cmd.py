@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from earshot.cli._errors import UsageError
-from earshot.cli._flags import parse_flags, session_options, text_flag, words_flag
+from earshot.cli._flags import HEADLESS_ONLY, parse_flags, session_options, text_flag, words_flag
 
-_HEADLESS_ONLY = ("output_format", "max_turns", "verbose")
+_HEADLESS_ONLY = tuple(d for d in HEADLESS_ONLY if d != "prompt")
 
 
 def split_prompt(args: list[str]) -> tuple[list[str], str | None]:
@@ -45,7 +45,22 @@ def split_prompt(args: list[str]) -> tuple[list[str], str | None]:
     return flags, prompt
 
 
+def _resume_without_id(args: list[str]) -> tuple[list[str], bool]:
+    """``-r``/``--resume`` with no id after it: left out, and the resume picker opens."""
+    out: list[str] = []
+    pick = False
+    for i, word in enumerate(args):
+        if word in ("-r", "--resume"):
+            following = args[i + 1] if i + 1 < len(args) else None
+            if following is None or following.startswith("-"):
+                pick = True
+                continue
+        out.append(word)
+    return out, pick
+
+
 def main(args: list[str]) -> int:
+    args, pick = _resume_without_id(args)
     flags, prompt = split_prompt(args)
     values = parse_flags(flags)
     for dest in _HEADLESS_ONLY:
@@ -75,5 +90,6 @@ def main(args: list[str]) -> int:
             prompt=prompt,
             images=words_flag(values, "images"),
             sources=mcp_servers,
+            pick_resume=pick,
         )
     )

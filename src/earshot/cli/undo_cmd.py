@@ -1,5 +1,6 @@
 """``earshot undo [--session ID] [--list] [--yes]``: restore the working tree to before the
-last tool batch of a session (the newest session of this directory by default).
+last tool batch of a session (by default the newest session of this directory that has
+undo steps, named when it is not the latest).
 
 Without ``--yes`` the diff is shown and a terminal prompt asks first; with stdin not a
 terminal and no ``--yes`` nothing is changed. Exit statuses: 0 done (or nothing to undo);
@@ -38,13 +39,20 @@ def undo(
 ) -> int:
     store = SessionStore(cwd or Path.cwd(), data_dir)
     try:
-        session_id = store.resolve(session).stem if session else store.latest_id()
+        session_id = store.resolve(session).stem if session else _newest_with_steps(store, data_dir)
     except SessionError as exc:
         sys.stderr.write(f"earshot: {exc}\n")
         return USAGE_ERROR
     if session_id is None:
-        sys.stdout.write(f"no session in {store.cwd}: nothing to undo\n")
+        sys.stdout.write(f"nothing to undo: no session in {store.cwd}\n")
         return 0
+    latest = store.latest_id()
+    if session is None and session_id != latest:
+        short = store.short_ids()
+        sys.stdout.write(
+            f"the latest session ({short.get(latest or '', latest)}) has nothing to undo; "
+            f"using session {short.get(session_id, session_id)}, the newest that has\n"
+        )
     undoer = Undo(store.cwd, session_id, data_dir)
     if not undoer.available:
         sys.stderr.write(f"earshot: {undoer.notice}\n")
@@ -74,10 +82,26 @@ def undo(
     return 0 if result.ok else 1
 
 
+SCAN = 50
+"""How many of the newest sessions ``earshot undo`` looks through for one with steps."""
+
+
+def _newest_with_steps(store: SessionStore, data_dir: Path | None) -> str | None:
+    """The newest session of the directory that has undo steps; the latest when none has
+    (or undo is unavailable: the caller then says why), None when there is no session."""
+    for session_id in reversed(store.ids()[-SCAN:]):
+        undoer = Undo(store.cwd, session_id, data_dir)
+        if not undoer.available:
+            break
+        if any(step.kind == "undo" for step in undoer.list()):
+            return session_id
+    return store.latest_id()
+
+
 def _list(undoer: Undo) -> int:
     steps = undoer.list()
     if not steps:
-        sys.stdout.write(f"no undo steps in session {undoer.session_id}\n")
+        sys.stdout.write(f"nothing to undo in session {undoer.session_id}\n")
         return 0
     for number, step in enumerate(steps, 1):
         skipped = f"  ({len(step.skipped)} left out)" if step.skipped else ""

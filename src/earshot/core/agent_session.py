@@ -189,6 +189,7 @@ class AgentSession:
         self._earlier_usd = transcript.cost_usd()
         self._catalog: ModelCatalog | None = None
         self._compacting = False
+        self._short_id: str | None = None
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -399,6 +400,19 @@ class AgentSession:
         """This directory's sessions, newest first."""
         return list_sessions(self.cwd)
 
+    def short_ids(self) -> dict[str, str]:
+        """Each of this directory's session ids by its shortest unique prefix (the one
+        rule for an id shown to a person: ``session.store.short_ids``)."""
+        return SessionStore(self.cwd).short_ids()
+
+    @property
+    def short_id(self) -> str:
+        """This session's id as shown: unique among this directory's sessions when it
+        was first asked for."""
+        if self._short_id is None:
+            self._short_id = self.short_ids().get(self.id, self.id)
+        return self._short_id
+
     # --- turns -------------------------------------------------------------------------------
 
     async def prompt(self, turn_input: TurnInput) -> AsyncIterator[AgentEvent]:
@@ -536,9 +550,15 @@ class AgentSession:
     ) -> tuple[AgentSession, str | None]:
         """Close this session and open another: a new one (``resume`` None), a stored one,
         or a fork of one. The mode carries over, and the model too for a new session.
-        When that fails, a new session with the same model is opened instead and the
-        error comes back with it."""
+        An id that names no session, or more than one, changes nothing: this session
+        comes back, still open, with the error. When opening fails after that, a new
+        session with the same model is opened instead and the error comes back with it."""
         self._idle("that")
+        if resume is not None and resume != self.id:
+            try:
+                SessionStore(self.cwd).resolve(resume)
+            except UserError as exc:
+                return self, error_text(exc)
         mode, model = self.mode, self.model
         await self.close()
         options = replace(

@@ -141,14 +141,14 @@ async def cmd_context(session: AgentSession, arg: str) -> CommandReply:
         by_role[message.role] = by_role.get(message.role, 0) + _tokens(size)
     estimate = system + tools + sum(by_role.values())
     rows = [
-        f"{'system prompt':<20}~{system:,} tokens",
-        f"{'tool definitions':<20}~{tools:,} tokens",
-        *(f"{role + ' messages':<20}~{n:,} tokens" for role, n in sorted(by_role.items())),
-        f"{'total (estimate)':<20}~{estimate:,} tokens"
+        f"{'system prompt':<22}~{system:,} tokens",
+        f"{'tool definitions':<22}~{tools:,} tokens",
+        *(f"{role + ' messages':<22}~{n:,} tokens" for role, n in sorted(by_role.items())),
+        f"{'total (estimate)':<22}~{estimate:,} tokens"
         + (f" of {window:,} ({100 * estimate / window:.0f}%)" if window else ""),
     ]
     if session.context_tokens:
-        rows.append(f"{'last call (measured)':<20}{session.context_tokens:,} tokens")
+        rows.append(f"{'last call (measured)':<22}{session.context_tokens:,} tokens")
     return _say("\n".join(rows))
 
 
@@ -183,31 +183,42 @@ async def cmd_rewind(session: AgentSession, arg: str) -> CommandReply:
 
 
 def _replaced(
-    new: AgentSession, error: str | None, text: str, replay: bool = False
+    old: AgentSession, new: AgentSession, error: str | None, text: str, replay: bool = False
 ) -> CommandReply:
+    """The reply of a command that reopens; an error that left ``old`` open adopts
+    nothing (the conversation goes on where it was)."""
     if error is not None:
-        return CommandReply(text=error, error=True, session=new)
+        kept = new is old
+        return CommandReply(
+            text=error + ("; this session goes on" if kept else ""),
+            error=True,
+            session=None if kept else new,
+        )
     return CommandReply(text=text, session=new, replay=replay)
 
 
 async def cmd_clear(session: AgentSession, arg: str) -> CommandReply:
     new, error = await session.reopen()
-    return _replaced(new, error, f"new session {new.id}")
+    return _replaced(session, new, error, f"new session {new.id}")
 
 
 async def cmd_fork(session: AgentSession, arg: str) -> CommandReply:
-    old = session.id
+    old = session.short_id
     new, error = await session.fork()
-    return _replaced(new, error, f"forked {old[:8]} into new session {new.id}")
+    return _replaced(session, new, error, f"forked {old} into new session {new.id}")
 
 
 def _session_rows(session: AgentSession) -> list[str]:
     rows: list[str] = []
-    for index, info in enumerate(session.sessions()[:20], 1):
+    infos = session.sessions()[:20]
+    short = session.short_ids()
+    width = max((len(short.get(i.id, i.id)) for i in infos), default=8)
+    for index, info in enumerate(infos, 1):
         here = " (this one)" if info.id == session.id else ""
+        turns = f"{info.turns} turn{'' if info.turns == 1 else 's'}"
         rows.append(
-            f"  {index:>2}. {info.id[:8]}  {info.updated[:16]}  {info.turns} turns  "
-            f"{info.title[:40]}{here}"
+            f"  {index:>2}. {short.get(info.id, info.id).ljust(width)}  {info.updated[:16]}  "
+            f"{turns:<9}  {info.title[:40]}{here}"
         )
     return rows
 
@@ -232,7 +243,9 @@ async def cmd_resume(session: AgentSession, arg: str) -> CommandReply:
     if target == session.id:
         return _say("that is this session")
     new, error = await session.reopen(resume=target)
-    return _replaced(new, error, f"resumed {new.id} ({len(new.history)} messages)", replay=True)
+    return _replaced(
+        session, new, error, f"resumed {new.id} ({len(new.history)} messages)", replay=True
+    )
 
 
 async def cmd_compact(session: AgentSession, arg: str) -> CommandReply:

@@ -436,10 +436,30 @@ class HeadlessRenderer:
         if ended.text:
             self._out.write(ended.text if ended.text.endswith("\n") else ended.text + "\n")
             self._out.flush()
+        denied = _denied_line(ended)
+        if denied:
+            self._err.write(f"earshot: {denied}\n")
         failure = _failure_line(ended)
         if failure:
             self._err.write(f"earshot: {failure}\n")
-            self._err.flush()
+        self._err.flush()
+
+
+def _denied_line(ended: TurnEnded) -> str:
+    """One line naming the calls that were refused, so a text run that changed nothing
+    does not look like a success (``earshot: 3 tool calls were denied (bash ×2, edit)``)."""
+    denials = ended.permission_denials
+    if not denials:
+        return ""
+    counts: dict[str, int] = {}
+    for denial in denials:
+        counts[denial.tool] = counts.get(denial.tool, 0) + 1
+    tools = ", ".join(f"{tool} ×{n}" if n > 1 else tool for tool, n in counts.items())
+    calls = "1 tool call was" if len(denials) == 1 else f"{len(denials)} tool calls were"
+    return (
+        f"{calls} denied ({tools}); rerun with --permission-mode accept-edits or auto, "
+        "or --allow RULE"
+    )
 
 
 def load_schema() -> JSONObject:

@@ -4,7 +4,9 @@ references, and the completer for ``/commands`` and ``@paths``.
 A paste longer than ``PASTE_CHARS`` characters or ``PASTE_LINES`` lines shows as
 ``[Pasted text #N +L lines]`` and is expanded when the message is sent. A pasted path to
 an image file shows as ``[Image #N]`` and is sent as an image part; so is an ``@path`` that
-names an image. Any other ``@path`` stays in the text as a file reference for the model.
+names an image. Any other ``@path`` naming a text file attaches it: its text is sent
+after the message (up to ``ATTACH_BYTES``; a larger or binary file stays a reference the
+model can ``read``), and the scrollback shows the message as typed.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from prompt_toolkit.document import Document
 
 if TYPE_CHECKING:
     from earshot.core.loop.input import TurnInput
+    from earshot.tui._pickers import Choice
 
+ATTACH_BYTES = 256 * 1024
 PASTE_CHARS = 800
 PASTE_LINES = 12
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
@@ -58,7 +62,7 @@ def placeholder_for(data: str, attachments: Attachments, cwd: Path) -> str:
         key = f"[Image #{len(attachments.images) + 1}]"
         attachments.images[key] = str(image)
         return key
-    lines = data.count("\n") + 1
+    lines = data.rstrip("\n").count("\n") + 1  # a trailing newline ends a line, adds none
     if len(data) > PASTE_CHARS or lines > PASTE_LINES:
         key = f"[Pasted text #{len(attachments.pastes) + 1} +{lines} lines]"
         attachments.pastes[key] = data
@@ -79,13 +83,34 @@ def build_input(raw: str, attachments: Attachments, cwd: Path) -> tuple[str, Tur
     for key, path in attachments.images.items():
         if key in raw:
             images.append(image_part(path, cwd))
+    files: list[str] = []
     for match in _AT_PATH.finditer(raw):
         ref = match.group(1)
         if ref.lower().endswith(IMAGE_SUFFIXES) and (cwd / ref).is_file():
             images.append(image_part(ref, cwd))
+            continue
+        attached = _file_text(cwd, ref)
+        if attached is not None and ref not in files:
+            files.append(ref)
+            text += f"\n\nContents of {ref}:\n```\n{attached}\n```"
     if not images:
         return raw, text
     return raw, [pt.TextPart(text=text), *images]
+
+
+def _file_text(cwd: Path, ref: str) -> str | None:
+    """The text of the file ``@ref`` names, or None (no such file, too large, binary)."""
+    path = Path(ref).expanduser()
+    path = path if path.is_absolute() else cwd / path
+    try:
+        if not path.is_file() or path.stat().st_size > ATTACH_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    return data.decode("utf-8", errors="replace").rstrip("\n")
 
 
 def _files_under(cwd: Path, prefix: str, limit: int = 50) -> list[str]:
@@ -110,11 +135,18 @@ def _files_under(cwd: Path, prefix: str, limit: int = 50) -> list[str]:
 
 
 class InputCompleter(Completer):
-    """``/command`` at the start of the box; ``@path`` anywhere."""
+    """``/command`` at the start of the box, then its argument (``_pickers``); ``@path``
+    anywhere."""
 
-    def __init__(self, cwd: Path, commands: Callable[[], dict[str, str]]) -> None:
+    def __init__(
+        self,
+        cwd: Path,
+        commands: Callable[[], dict[str, str]],
+        arguments: Callable[[str], list[Choice]] | None = None,
+    ) -> None:
         self.cwd = cwd
         self.commands = commands
+        self.arguments = arguments
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -125,6 +157,17 @@ class InputCompleter(Completer):
                 if name.startswith(before[1:]):
                     yield Completion(f"/{name}", start_position=-len(before), display_meta=about)
             return
+        if before.startswith("/") and "\n" not in before and self.arguments is not None:
+            name, _, typed = before[1:].partition(" ")
+            choices = self.arguments(name)
+            if choices:
+                from earshot.tui._pickers import matches
+
+                for choice in matches(choices, typed):
+                    yield Completion(
+                        choice.value, start_position=-len(typed), display_meta=choice.meta
+                    )
+                return
         word = before.split()[-1] if before.split() and not before[-1].isspace() else ""
         if word.startswith("@"):
             for rel in _files_under(self.cwd, word[1:]):

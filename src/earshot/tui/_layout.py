@@ -12,12 +12,13 @@
                      backslash adds a line)
     status           model · mode · context % · cost · session, or a passing hint
 
-Keys: Esc interrupts a turn (and clears the box when idle); Ctrl-C interrupts, twice exits;
-Ctrl-D on an empty box exits; Shift-Tab cycles the permission mode. A permission prompt
-takes y (allow once), a (allow this exact action for the session), n (deny, with an
-optional reason); Enter alone denies: the default is never "allow". It takes no key until
-it has been on screen ~300 ms with nothing typed (``_grace``): keys typed before stay in the
-draft.
+Keys: Esc interrupts a turn (and clears the box when idle); Ctrl-C interrupts, clears a
+draft, and twice on an empty box exits (``_keys``); Ctrl-D on an empty box exits;
+Shift-Tab cycles the permission mode, never into yolo; Ctrl-O expands the last result.
+A permission prompt takes y (allow once), a (allow this exact action for the session),
+n (deny, with an optional reason); Enter alone denies: the default is never "allow". It
+takes no key until it has been on screen ~300 ms with nothing typed (``_grace``): keys
+typed before stay in the draft.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
-    Float,
     FloatContainer,
     HSplit,
     Layout,
@@ -50,11 +50,14 @@ if TYPE_CHECKING:
 Decision = Literal["allow_once", "allow_session", "deny"]
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+MENU_ROWS = 8
 FRAME_INTERVAL = 1 / 30  # the repaint cap, on every platform (ConPTY needs it on Windows)
 STYLE = Style.from_dict(
     {
         "prompt": "bold ansicyan",
         "status": "ansibrightblack",
+        "status.auto": "ansiyellow",
+        "status.yolo": "bold ansired",
         "hint": "ansiyellow",
         "activity": "ansimagenta",
         "queued": "ansibrightblack italic",
@@ -149,9 +152,12 @@ def _question(tui: Tui) -> StyleAndTextTuples:
 
 
 def _status(tui: Tui) -> StyleAndTextTuples:
+    from earshot.tui._keys import MODE_STYLE
+
     if tui.hint:
         return [("class:hint", tui.hint)]
-    return [("class:status", tui.status())]
+    mode = tui.session.mode if tui.is_ready else ""
+    return [(MODE_STYLE.get(mode, "class:status"), tui.status())]
 
 
 def _side_prefix(tui: Tui) -> StyleAndTextTuples:
@@ -209,19 +215,17 @@ def build_application(tui: Tui) -> Application[int]:
             ),
             ConditionalContainer(side_window, filter=side_visible),
             input_window,
+            # The completion menu is a row of the layout (up to MENU_ROWS), between the box
+            # and the status line: the live region grows to hold it rather than drawing
+            # one row of it over the status line.
+            ConditionalContainer(
+                CompletionsMenu(max_height=MENU_ROWS, scroll_offset=1),
+                filter=Condition(lambda: tui.buffer.complete_state is not None),
+            ),
             Window(FormattedTextControl(lambda: _status(tui)), height=1),
         ]
     )
-    root = FloatContainer(
-        content=body,
-        floats=[
-            Float(
-                xcursor=True,
-                ycursor=True,
-                content=CompletionsMenu(max_height=8, scroll_offset=1),
-            )
-        ],
-    )
+    root = FloatContainer(content=body, floats=[])
     from earshot.tui.app import no_color
 
     app: Application[int] = Application(
@@ -319,8 +323,11 @@ def _global_keys(tui: Tui) -> KeyBindings:
     def _submit(event: KeyPressEvent) -> None:
         buffer = tui.buffer
         if buffer.complete_state is not None and buffer.complete_state.current_completion:
+            before = buffer.text
             buffer.apply_completion(buffer.complete_state.current_completion)
-            return
+            if buffer.text != before:
+                return  # the choice is in the box; Enter again sends it
+        buffer.cancel_completion()
         if buffer.document.text_before_cursor.endswith("\\") and buffer.cursor_position == len(
             buffer.text
         ):
@@ -354,6 +361,12 @@ def _global_keys(tui: Tui) -> KeyBindings:
     @kb.add("c-d", filter=in_input & empty)
     def _ctrl_d(event: KeyPressEvent) -> None:
         tui.exit()
+
+    @kb.add("c-o")
+    def _expand(event: KeyPressEvent) -> None:
+        from earshot.tui._keys import expand_last
+
+        expand_last(tui)
 
     @kb.add("s-tab")
     def _mode(event: KeyPressEvent) -> None:

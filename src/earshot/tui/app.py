@@ -13,8 +13,10 @@ Start-up order (``main``): the input box is drawn first, while the agent's modul
 a worker thread; ``ready(session)`` then prints the banner and handles what was typed
 meanwhile. The agent's turn runs as a task on the same event loop as the UI: typing goes on while it
 works, and Enter then queues the message (``AgentSession.steer``; the agent injects it
-between model calls). Esc aborts the turn; Ctrl-C twice or Ctrl-D on an empty line
-exits. No terminal query is ever sent (no DA1, no DCS, and no cursor position request).
+between model calls). Esc aborts the turn (queued messages go back in the box); Ctrl-C
+and Shift-Tab are ``_keys``'s; Ctrl-D on an empty box exits, and the way out prints the
+session's cost and how to resume it. No terminal query is ever sent (no DA1, no DCS, and
+no cursor position request).
 """
 
 from __future__ import annotations
@@ -32,13 +34,14 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.layout import Window
-from prompt_toolkit.output import Output, create_output
-from prompt_toolkit.output.vt100 import Vt100_Output
+from prompt_toolkit.output import Output
 
 from earshot import __version__
 from earshot.tui._attach import Attachments
 from earshot.tui._grace import TypingGrace
 from earshot.tui._history import project_history
+from earshot.tui._keys import Keys, exit_summary, next_mode, restore_queued
+from earshot.tui._output import quiet_output, write_above
 
 if TYPE_CHECKING:
     # Imported where used: the input box is on screen before any of these is loaded.
@@ -47,14 +50,10 @@ if TYPE_CHECKING:
     from earshot.core.loop.approvals import Approval, ApprovalRequest
     from earshot.core.loop.events import AgentEvent
     from earshot.core.loop.input import TurnInput
-    from earshot.core.permissions import Mode
     from earshot.core.tools.base import Question
     from earshot.providers import types as pt
+    from earshot.tui._pickers import Choice
     from earshot.tui.render import Feed, Painter
-
-SYNC_START = "\x1b[?2026h"  # synchronized output: a mode set, not a query
-SYNC_END = "\x1b[?2026l"
-DOUBLE_PRESS = 2.0
 
 
 @dataclass
@@ -99,7 +98,7 @@ class Tui:
 
         self.options = options
         self._session: AgentSession | None = None
-        self.output = output or _quiet_output()
+        self.output = output or quiet_output()
         self.input = input or create_input()
         self.painter: Painter | None = None
         self.feed: Feed | None = None
@@ -112,12 +111,14 @@ class Tui:
         self.busy = False
         self.started = 0.0
         self.attachments = Attachments()
-        self._last_ctrl_c = 0.0
+        self.keys = Keys()
         history, self._history = project_history()
         self.buffer = Buffer(
             multiline=True,
             history=history,
-            completer=InputCompleter(options.cwd, lambda: _command_list(self._session)),
+            completer=InputCompleter(
+                options.cwd, lambda: _command_list(self._session), self._argument_choices
+            ),
             complete_while_typing=True,
             name="input",
         )
@@ -211,14 +212,7 @@ class Tui:
             sys.stdout.write(text)
             sys.stdout.flush()
             return
-        out = self.output
-        out.write_raw(SYNC_START)
-        app.renderer.erase()
-        out.write_raw(text if text.endswith("\n") else text + "\n")
-        app.renderer.reset()
-        app._redraw()  # now, inside the synchronized update, so nothing flickers
-        out.write_raw(SYNC_END)
-        out.flush()
+        write_above(app, self.output, text)
 
     def say(self, text: str) -> None:
         from earshot.tui.render import info_block
@@ -256,6 +250,7 @@ class Tui:
             pending.drawn_at = time.monotonic()
 
     def _typed(self, _: Buffer) -> None:
+        self.keys.disarm()
         self.grace.typed()
         if self.hint:
             self.hint = ""
@@ -283,8 +278,11 @@ class Tui:
 
         found = commands.find(raw.strip(), self._session)
         if found is not None:
+            from earshot.tui.render import command_block
+
             handler, arg = found
-            self.app.create_background_task(self._command(handler, arg))
+            self.print_above(command_block(self._painter(), raw))
+            self.app.create_background_task(self._command(handler, arg, raw.strip()))
             return
         if commands.looks_like_command(raw):
             self.error(f"unknown command {raw.split()[0]}; /help lists them")
@@ -297,12 +295,28 @@ class Tui:
         self.attachments.clear()
         self.send(shown, turn_input)
 
-    async def _command(self, handler: Callable[[Tui, str], Awaitable[None]], arg: str) -> None:
+    async def _command(
+        self, handler: Callable[[Tui, str], Awaitable[None]], arg: str, typed: str = ""
+    ) -> None:
         try:
             await handler(self, arg)
         except Exception as exc:
             self.error(f"command failed: {type(exc).__name__}: {exc}")
+        name = typed[1:].split(" ")[0] if typed.startswith("/") else ""
+        if not arg and self.is_ready:
+            self.open_picker(name)
         self.app.invalidate()
+
+    def open_picker(self, name: str) -> bool:
+        """``/model``, ``/resume`` or ``/rewind`` alone: ``_pickers.open_picker``."""
+        from earshot.tui._pickers import open_picker
+
+        return open_picker(self.buffer, name, self._argument_choices)
+
+    def _argument_choices(self, name: str) -> list[Choice]:
+        from earshot.tui._pickers import argument_choices
+
+        return [] if self.agent_running else argument_choices(self._session, name)
 
     def paste(self, data: str) -> None:
         from earshot.tui._attach import placeholder_for
@@ -310,20 +324,10 @@ class Tui:
         self.buffer.insert_text(placeholder_for(data, self.attachments, self.options.cwd))
 
     def replay(self, history: list[pt.Message], limit: int = 20) -> None:
-        """Print the last messages of a resumed session (text only)."""
-        from earshot.tui.render import assistant_block, message_text, user_block
+        """Print the last messages of a resumed session, tool calls and results too."""
+        from earshot.tui._replay import replay_blocks
 
-        painter = self._painter()
-        blocks: list[str] = []
-        for message in history[-limit:]:
-            text = message_text(message)
-            if not text.strip():
-                continue
-            if message.role == "user":
-                blocks.append(user_block(painter, text))
-            elif message.role == "assistant":
-                blocks.append(assistant_block(painter, text))
-        self.print_above("".join(blocks))
+        self.print_above(replay_blocks(self._painter(), history, limit))
 
     # --- turns ---------------------------------------------------------------------------------
 
@@ -373,6 +377,7 @@ class Tui:
             ticker.cancel()
             feed.live = ""
             feed.activity = ""
+            restore_queued(self)
             self.app.invalidate()
 
     async def stream_events(self, events: AsyncIterator[AgentEvent]) -> None:
@@ -420,29 +425,18 @@ class Tui:
             context_tokens=self.feed.context_tokens,
             context_window=session.window,
             cost_usd=session.cost().total_usd,
-            session_id=session.id,
+            session_id=session.short_id,
             effort=session.effort.label if session.effort is not None else "",
         )
 
     def cycle_mode(self) -> None:
-        from earshot.core.permissions import MODES
-
+        """Shift-Tab: the next mode of ``_keys.CYCLE`` (never yolo)."""
         if self.is_ready:
-            mode: Mode = self.session.mode
-            self.session.set_mode(MODES[(MODES.index(mode) + 1) % len(MODES)])
+            self.session.set_mode(next_mode(self.session.mode))
             self.app.invalidate()
 
     def ctrl_c(self) -> None:
-        now = time.monotonic()
-        if now - self._last_ctrl_c < DOUBLE_PRESS:
-            self.exit()
-            return
-        self._last_ctrl_c = now
-        if self.agent_running:
-            self.interrupt()
-        self.buffer.reset()
-        self.hint = "press Ctrl-C again to exit"
-        self.app.invalidate()
+        self.keys.ctrl_c(self)
 
     def exit(self) -> None:
         self.interrupt()
@@ -464,15 +458,9 @@ class Tui:
     # --- run ------------------------------------------------------------------------------------
 
     def banner(self) -> str:
-        from earshot.tui.render import info_block
+        from earshot.tui.render import banner_block
 
-        session = self.session
-        lines = [
-            f"earshot {__version__} · {session.model} · {self.options.cwd}",
-            f"session {session.id}{' (resumed)' if session.resumed else ''} · "
-            "/help for commands · Esc interrupts · Ctrl-D exits",
-        ]
-        return info_block(self._painter(), "\n".join(lines))
+        return banner_block(self._painter(), __version__, self.session)
 
     async def run(self, start: Callable[[], Coroutine[object, object, None]]) -> int:
         """Run until the user leaves; ``start`` runs once the UI is on screen (it opens the
@@ -489,22 +477,23 @@ class Tui:
                     self._session.abort()
                     await asyncio.wait({self.turn}, timeout=5.0)
                 await self._session.close()
+        if self._session is not None and result == 0:
+            sys.stdout.write(exit_summary(self._session))
+            sys.stdout.flush()
         return result
+
+    def leave(self, result: int) -> None:
+        """End the UI before the session opened (onboarding, a failure): the early input
+        box and status line are erased, so no ``starting…`` line stays in the scrollback."""
+        self.app.erase_when_done = True
+        if not self.app.is_done:
+            self.app.exit(result=result)
 
 
 def _command_list(session: AgentSession | None) -> dict[str, str]:
     from earshot.tui.commands import command_list
 
     return command_list(session)
-
-
-def _quiet_output() -> Output:
-    """The terminal, with prompt-toolkit's cursor position request turned off: earshot
-    never sends a query a terminal might not answer (ConPTY hangs on them)."""
-    output = create_output(stdout=sys.stdout)
-    if isinstance(output, Vt100_Output):
-        output.enable_cpr = False
-    return output
 
 
 __all__ = ["Attachments", "PendingApproval", "PendingQuestion", "Tui", "history_file", "no_color"]

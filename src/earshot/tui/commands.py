@@ -52,8 +52,9 @@ async def cmd_help(tui: Tui, arg: str) -> None:
     rows = [f"/{name.ljust(width)}{about}" for name, about in listed.items()]
     rows += [
         "",
-        "Enter sends · Alt-Enter, Ctrl-J or a trailing \\ adds a line · @path names a file",
-        "Esc interrupts · Ctrl-C twice or Ctrl-D exits · Shift-Tab cycles the permission mode",
+        "Enter sends · Alt-Enter, Ctrl-J or a trailing \\ adds a line · @path attaches a file",
+        "Esc interrupts · Ctrl-C clears the box, twice on an empty box exits · Ctrl-D exits",
+        "Shift-Tab cycles the permission mode (never into yolo) · Ctrl-O expands the last result",
         "Typing while earshot works queues the message; it is sent between model calls.",
     ]
     tui.say("\n".join(rows))

@@ -47,6 +47,8 @@ class TuiOptions:
     sources: SourceFactory | None = None
     """Tools that arrive after the session opens (the MCP servers); they connect while
     the input box already takes input, and the first model call waits for them."""
+    pick_resume: bool = False
+    """``earshot -r`` with no id: open the resume picker first."""
 
 
 class Bridge:
@@ -84,10 +86,10 @@ async def _main(options: TuiOptions) -> int:
             session = _open(options.session, Bridge(tui), sources)
         except Exception as exc:
             failure.append(exc)
-            tui.app.exit(result=2)
+            tui.leave(2)
             return
         if session is None:
-            tui.app.exit(result=ONBOARD)
+            tui.leave(ONBOARD)
             return
         tui.ready(session)
         if sources:
@@ -97,6 +99,8 @@ async def _main(options: TuiOptions) -> int:
             tui.handle(" ".join([options.prompt, *images]))
         elif images:
             tui.buffer.insert_text(" ".join(images) + " ")
+        elif options.pick_resume and not tui.open_picker("resume"):
+            tui.say("no other session in this directory to resume")
 
     try:
         result = await tui.run(start)

@@ -1,21 +1,29 @@
-"""First run with no usable provider: say what was found, how to add a key, and let the
-user pick a model from the catalog.
+"""First run with no usable provider: say what was found, let the user pick a model from
+the catalog, and take its provider's key right there when it has none.
 
-Shown only when no model was named and no provider has a key. Returns the chosen
-``provider/model`` (the session then starts with it, and fails with the usual message
-naming the env var if that provider still has no key), or None when the user leaves.
+Shown only when no model was named and no provider has a key. Only providers earshot can
+call are offered (``_pickers.callable_providers``); typing filters the models by any part
+of their name (``anthropic/cl``, ``haiku``). A model whose provider has no key asks for
+the key with hidden input and stores it as ``earshot auth login`` does (``auth.json``,
+mode 0600); an empty key goes back to the model prompt with the other ways to add one.
+Returns the chosen ``provider/model``, or None when the user leaves.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
 
 from earshot.core.config.options import SessionOptions
 from earshot.core.config.settings import load_settings
 from earshot.core.config.targets import DEFAULT_MODELS, load_catalog
 from earshot.providers.auth import AuthStore
-from earshot.providers.registry import PROVIDERS, key_from_env
+from earshot.providers.registry import PROVIDERS, get_provider, key_from_env
+from earshot.tui._pickers import Choice, callable_providers, matches, model_choices
 
 
 def providers_found() -> list[str]:
@@ -34,29 +42,41 @@ def welcome_text(found: list[str]) -> str:
         lines.append("Providers with a key: " + ", ".join(found))
     else:
         lines.append("No provider key was found in the environment or in earshot's auth store.")
-    examples = ", ".join(f"{s.env[0]}" for s in PROVIDERS[:4] if s.env)
     lines += [
-        f"Add one by setting its variable ({examples}, ...), or run",
-        "  earshot auth login PROVIDER",
-        "in another shell. Local servers (ollama, lmstudio) need no key.",
-        "",
-        "Pick a model to start with (Tab completes; an empty line leaves):",
+        "Pick a model to start with; if its provider has no key, paste the key next",
+        "(it is stored like `earshot auth login PROVIDER` does). Typing filters the list,",
+        "Tab completes, an empty line leaves.",
     ]
     return "\n".join(lines) + "\n"
 
 
+class ModelCompleter(Completer):
+    """Models whose name holds every word typed (``anthropic/cl`` and ``haiku`` both work)."""
+
+    def __init__(self, choices: list[Choice]) -> None:
+        self.choices = choices
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
+        typed = document.text_before_cursor
+        for choice in matches(self.choices, typed)[:200]:
+            yield Completion(choice.value, start_position=-len(typed), display_meta=choice.meta)
+
+
 async def onboard(options: SessionOptions) -> str | None:
     from prompt_toolkit import PromptSession
-    from prompt_toolkit.completion import FuzzyWordCompleter
 
     found = providers_found()
     sys.stdout.write(welcome_text(found))
     sys.stdout.flush()
     catalog = load_catalog(load_settings(options.cwd))
-    refs = catalog.refs()
     suggested = [f"{p}/{DEFAULT_MODELS[p]}" for p in found if p in DEFAULT_MODELS]
+    usable = callable_providers()
+    defaults = [f"{p}/{DEFAULT_MODELS[p]}" for p in usable if p in DEFAULT_MODELS]
+    choices = model_choices(catalog, [*suggested, *defaults])
     session: PromptSession[str] = PromptSession(
-        completer=FuzzyWordCompleter([*suggested, *refs]), complete_while_typing=True
+        completer=ModelCompleter(choices), complete_while_typing=True
     )
     default = suggested[0] if suggested else ""
     while True:
@@ -66,9 +86,45 @@ async def onboard(options: SessionOptions) -> str | None:
             return None
         if not answer:
             return None
-        if "/" in answer:
+        if "/" not in answer:
+            sys.stdout.write(
+                "a model is written provider/model, e.g. anthropic/claude-sonnet-4-6\n"
+            )
+            continue
+        provider = answer.partition("/")[0]
+        if provider not in usable:
+            sys.stdout.write(f"earshot cannot call {provider} yet; pick another provider\n")
+            continue
+        if usable[provider] or await _take_key(provider):
             return answer
-        sys.stdout.write("a model is written provider/model, e.g. anthropic/claude-sonnet-4-6\n")
+        default = answer
 
 
-__all__ = ["onboard", "providers_found", "welcome_text"]
+async def _take_key(provider: str) -> bool:
+    """Ask for ``provider``'s key (hidden) and store it; False when none was given."""
+    from prompt_toolkit import PromptSession
+
+    spec = get_provider(provider)
+    variables = " or ".join(spec.env) or "its variable"
+    prompt: PromptSession[str] = PromptSession()
+    try:
+        key = (
+            await prompt.prompt_async(
+                f"{spec.name} API key (hidden; Enter to skip) › ", is_password=True
+            )
+        ).strip()
+    except (EOFError, KeyboardInterrupt):
+        key = ""
+    if not key:
+        sys.stdout.write(
+            f"no key given: set {variables}, or run `earshot auth login {provider}`, "
+            "then start earshot again; or pick another model\n"
+        )
+        return False
+    store = AuthStore()
+    store.set(provider, key)
+    sys.stdout.write(f"stored the {spec.name} key in {store.path}\n")
+    return True
+
+
+__all__ = ["ModelCompleter", "onboard", "providers_found", "welcome_text"]

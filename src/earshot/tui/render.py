@@ -23,7 +23,7 @@ import io
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import assert_never
+from typing import TYPE_CHECKING, assert_never
 
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown
@@ -51,6 +51,9 @@ from earshot.core.loop.events import (
 )
 from earshot.core.tools.display import FileChange
 from earshot.providers import types as pt
+
+if TYPE_CHECKING:
+    from earshot.core.agent_session import AgentSession
 
 RESULT_LINES = 6
 RESULT_TAIL_LINES = 2
@@ -91,10 +94,16 @@ def _markdown(text: str) -> Markdown:
 def user_block(p: Painter, text: str, *, note: str = "") -> str:
     line = Text()
     line.append("› ", style="bold cyan")
-    line.append(text.rstrip("\n"), style="bold")
+    # continuation lines are indented under the first, as the input box shows them
+    line.append(text.rstrip("\n").replace("\n", "\n  "), style="bold")
     if note:
         line.append(f"  ({note})", style="dim")
     return p.render(Text(""), line)
+
+
+def command_block(p: Painter, text: str) -> str:
+    """A slash command as typed, dim: the scrollback shows what asked for the reply."""
+    return p.render(Text(""), Text(f"› {text.strip()}", style="dim"))
 
 
 def assistant_block(p: Painter, text: str) -> str:
@@ -183,6 +192,44 @@ def tool_block(
     return p.render(head, grid)
 
 
+def shown_result(text: str, brief: str) -> str:
+    """A result as the scrollback shows it: a last ``exit code: N`` line is left out when
+    the title already says ``(exit N)``."""
+    head, _, last = text.rstrip("\n").rpartition("\n")
+    if last.startswith("exit code: ") and f"(exit {last[11:].split()[0]})" in brief:
+        return head if head.strip() else ""
+    return text
+
+
+EXPAND_KEY = "Ctrl-O"
+
+
+def thinking_block(p: Painter, reasoning: str) -> str:
+    """Reasoning, collapsed to one dim line; the expand key prints it whole."""
+    words = len(reasoning.split())
+    first = reasoning.splitlines()[0] if reasoning else ""
+    line = Text(f"✻ thinking ({words} words) · {EXPAND_KEY} expands", style="dim italic")
+    if first:
+        line.append(f"\n  {first[: max(10, p.width - 4)]}", style="dim")
+    return p.render(line)
+
+
+def expanded_block(p: Painter, title: str, text: str) -> str:
+    """The last collapsed block in full (the expand key)."""
+    head = Text(f"▾ {title}", style="bold dim")
+    return p.render(head, Text(text.expandtabs(8), style="dim"))
+
+
+def banner_block(p: Painter, version: str, session: AgentSession) -> str:
+    """The two lines a session starts with: version, model, directory; id and keys."""
+    lines = [
+        f"earshot {version} · {session.model} · {session.cwd}",
+        f"session {session.id}{' (resumed)' if session.resumed else ''} · "
+        "/help for commands · Esc interrupts · Ctrl-D exits",
+    ]
+    return info_block(p, "\n".join(lines))
+
+
 def notice_block(p: Painter, level: str, message: str) -> str:
     style = "yellow" if level == "warning" else "dim"
     return p.render(Text(f"{'!' if level == 'warning' else '·'} {message}", style=style))
@@ -230,8 +277,26 @@ class Feed:
     _streamed: bool = False
     _blocks: int = 0
     _titles: dict[str, str] = field(default_factory=dict)
+    reasoning: str = ""
+    """The reasoning streamed in this model call, until its collapsed line is printed."""
+    expandable: tuple[str, str] | None = None
+    """``(title, full text)`` of the last collapsed block (a result, the reasoning):
+    what the expand key prints."""
 
     def event(self, event: AgentEvent) -> list[str]:
+        out = self._thought(event)
+        out += self._event(event)
+        return [block for block in out if block]
+
+    def _thought(self, event: AgentEvent) -> list[str]:
+        """The collapsed thinking line, once the model moves on from reasoning."""
+        if isinstance(event, ReasoningDelta) or not self.reasoning.strip():
+            return []
+        text, self.reasoning = self.reasoning.strip(), ""
+        self.expandable = ("thinking", text)
+        return [thinking_block(self.painter, text)]
+
+    def _event(self, event: AgentEvent) -> list[str]:
         p = self.painter
         out: list[str] = []
         match event:
@@ -249,8 +314,9 @@ class Feed:
                 done, self.live = split_blocks(self.live)
                 if done.strip():
                     out.append(self._paragraphs(done))
-            case ReasoningDelta():
+            case ReasoningDelta(text=text):
                 self.activity = "thinking"
+                self.reasoning += text
             case ToolCallStreaming(name=name):
                 self.activity = f"preparing {name}"
             case AssistantMessage(message=message, usage=usage, total_cost_usd=total):
@@ -272,11 +338,12 @@ class Feed:
             case ToolFinished(result=result, brief=brief, display=display):
                 title = self._titles.pop(result.call_id, result.name)
                 diff = display.diff if isinstance(display, FileChange) else ""
+                self.expandable = (title, result_text(result))
                 out.append(
                     tool_block(
                         p,
                         title,
-                        result_text(result),
+                        shown_result(result_text(result), brief),
                         is_error=result.is_error,
                         brief=brief,
                         diff="" if result.is_error else diff,
@@ -327,7 +394,7 @@ class Feed:
                     )
             case _:
                 assert_never(event)
-        return [block for block in out if block]
+        return out
 
     def _paragraphs(self, text: str) -> str:
         """Finished paragraphs of the message being streamed, a blank line after the
@@ -384,24 +451,30 @@ def status_text(
     if context_window > 0:
         parts.append(f"ctx {min(100, round(100 * context_tokens / context_window))}%")
     parts.append("$?" if cost_usd is None else f"${cost_usd:.4f}")
-    parts.append(session_id[:8])
+    parts.append(session_id)
     parts.extend(extra)
     return " · ".join(parts)
 
 
 __all__ = [
+    "EXPAND_KEY",
     "Feed",
     "Painter",
     "assistant_block",
+    "banner_block",
     "collapse",
+    "command_block",
     "diff_text",
     "error_block",
+    "expanded_block",
     "info_block",
     "live_lines",
     "message_text",
     "notice_block",
+    "shown_result",
     "split_blocks",
     "status_text",
+    "thinking_block",
     "tool_block",
     "turn_end_line",
     "user_block",

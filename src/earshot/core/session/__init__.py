@@ -36,6 +36,7 @@ from earshot.core.session.store import (
     data_dir,
     new_session_id,
     open_session,
+    short_ids,
 )
 from earshot.core.session.transcript import (
     SessionError,
@@ -75,4 +76,5 @@ __all__ = [
     "new_session_id",
     "open_session",
     "read_transcript",
+    "short_ids",
 ]

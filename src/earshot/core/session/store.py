@@ -85,6 +85,30 @@ def new_session_id() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+SHORT_ID = 8
+"""The fewest characters of an id shown: UUIDv7's first 8 are a timestamp, so sessions
+started within a minute share them and ``short_ids`` adds characters until they differ."""
+
+
+def short_ids(ids: list[str], minimum: int = SHORT_ID) -> dict[str, str]:
+    """The one rule for a session id shown to a person (status line, ``/sessions``,
+    ``/resume``, ``earshot sessions list``): the shortest prefix of at least ``minimum``
+    characters that no other id in ``ids`` starts with."""
+    ordered = sorted(set(ids))
+    out: dict[str, str] = {}
+    for i, session_id in enumerate(ordered):
+        size = minimum
+        for other in (ordered[i - 1] if i else "", ordered[i + 1] if i + 1 < len(ordered) else ""):
+            common = 0
+            for a, b in zip(session_id, other, strict=False):
+                if a != b:
+                    break
+                common += 1
+            size = max(size, common + 1)
+        out[session_id] = session_id[: min(size, len(session_id))]
+    return out
+
+
 def _looks_like_id(name: str) -> bool:
     return len(name) == 36 and name.count("-") == 4
 
@@ -231,6 +255,10 @@ class SessionStore:
             f"session id {id_or_prefix!r} is ambiguous ({len(found)} match: {names}); "
             "give more of it"
         )
+
+    def short_ids(self) -> dict[str, str]:
+        """Each of this directory's session ids by its shortest unique prefix."""
+        return short_ids(self.ids())
 
     def latest_id(self) -> str | None:
         ids = self.ids()
@@ -384,5 +412,6 @@ __all__ = [
     "data_dir",
     "new_session_id",
     "open_session",
+    "short_ids",
     "summarize",
 ]
