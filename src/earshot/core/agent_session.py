@@ -43,6 +43,10 @@ from earshot.core.config.targets import (
     load_catalog,
     target_for,
 )
+from earshot.core.extend import hooks, mdcommands, skills
+from earshot.core.extend.mdcommands import MdCommand
+from earshot.core.extend.names import narrowed
+from earshot.core.extend.skills import Skill
 from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
@@ -134,6 +138,8 @@ class AgentSession:
         resumed: bool,
         warnings: list[str],
         memory_files: list[str],
+        skills: Sequence[Skill] = (),
+        user_commands: Sequence[MdCommand] = (),
     ) -> None:
         self.agent = agent
         self.transcript = transcript
@@ -144,7 +150,10 @@ class AgentSession:
         self.resumed = resumed
         self.warnings = warnings
         self.memory_files = memory_files
+        self.skills: tuple[Skill, ...] = tuple(skills)
+        self.user_commands: dict[str, MdCommand] = {c.name: c for c in user_commands}
         self.context_tokens = 0
+        self._next_turn: tuple[str, tuple[str, ...]] | None = None
         """Tokens in the context after the last model call (prompt + reply), as reported."""
         self._approve = approve
         self._ask = ask
@@ -171,6 +180,7 @@ class AgentSession:
         cwd = options.cwd.resolve()
         settings = settings if settings is not None else load_settings(cwd)
         rules = load_rules(settings, allow=options.allow, ask=options.ask, deny=options.deny)
+        session_hooks, hook_notices = hooks.load(settings.files, trusted_project=False)
         try:
             mode = (
                 parse_mode(options.permission_mode)
@@ -213,13 +223,19 @@ class AgentSession:
         notices = [*sandbox_config.ignored, *([confined.notice] if confined.notice else [])]
         if resumed:
             state.todos = list(transcript.todos())
+        found_skills, skill_problems = skills.discover(cwd)
+        found_commands, command_problems = mdcommands.discover(cwd)
+        notices += [*hook_notices, *skill_problems, *command_problems]
         tools = [*BUILTIN, *extra_tools]
+        if found_skills:
+            tools.append(skills.skill_tool(found_skills))
         memory = load_memory(cwd, config_dir=config_dir())
         system = system_prompt(
             cwd=cwd,
             tools=[tool.name for tool in tools],
             git=git_summary(cwd),
             memory=memory_prompt(memory),
+            skills=skills.prompt_section(found_skills),
             append=options.append_system_prompt,
         )
         cap = settings.undo_max_file_bytes
@@ -262,8 +278,16 @@ class AgentSession:
             resumed=resumed,
             warnings=[*(transcript.warnings() if resumed else ()), *notices],
             memory_files=[str(f.path) for f in memory],
+            skills=found_skills,
+            user_commands=found_commands,
         )
         session._catalog = catalog
+        agent.hooks = session_hooks if session_hooks else None
+        agent.hook_info = {
+            "session_id": transcript.id,
+            "transcript_path": str(store.path_for(transcript.id)),
+            "cwd": str(cwd),
+        }
         return session
 
     # --- what it is --------------------------------------------------------------------------
@@ -322,11 +346,35 @@ class AgentSession:
 
     async def prompt(self, turn_input: TurnInput) -> AsyncIterator[AgentEvent]:
         """Run one turn. ``InputError`` (raised before any event) means nothing was
-        appended or sent. ``TurnEnded`` is always the last event."""
-        async for event in self.agent.run_turn(turn_input):
-            if isinstance(event, AssistantMessage):
-                self.context_tokens = event.usage.prompt_total + event.usage.output
-            yield event
+        appended or sent. ``TurnEnded`` is always the last event. A command file's
+        ``model`` and ``allowed-tools`` (``for_next_turn``) hold for this turn only."""
+        next_turn, self._next_turn = self._next_turn, None
+        model, allowed = next_turn if next_turn is not None else ("", ())
+        old_target, old_tools = self.agent.target, self.agent.tools
+        if model:
+            await self.switch_model(model)
+        if allowed:
+            self.agent.tools = narrowed(old_tools, allowed)
+        try:
+            async for event in self.agent.run_turn(turn_input):
+                if isinstance(event, AssistantMessage):
+                    self.context_tokens = event.usage.prompt_total + event.usage.output
+                yield event
+        finally:
+            self.agent.tools = old_tools
+            if model and self.agent.target is not old_target:
+                await self.agent.switch_model(old_target)
+
+    def for_next_turn(self, *, model: str = "", allowed_tools: Sequence[str] = ()) -> None:
+        """The next turn (only) uses ``model`` and only the tools ``allowed_tools`` name
+        (Claude Code's names or ours; a tool never named is taken away, none is added).
+        An unknown model is a ``CommandError`` now, before anything is sent."""
+        if model:
+            try:
+                target_for(model.strip(), settings=self.settings, catalog=self.catalog)
+            except (CatalogError, ProviderError, SettingsError, NoModelError) as exc:
+                raise CommandError(error_text(exc)) from exc
+        self._next_turn = (model.strip(), tuple(allowed_tools)) if model or allowed_tools else None
 
     def steer(self, turn_input: TurnInput) -> None:
         """Queue a message typed mid-turn; it is sent between two model calls."""

@@ -91,7 +91,11 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     ended: TurnEnded | None = None
     interrupted = False
     try:
-        ended = await _command(session, options.prompt) if not images else None
+        answered = await _command(session, options.prompt) if not images else None
+        if isinstance(answered, str):
+            turn_input = answered
+        else:
+            ended = answered
         if ended is None:
             async with anyio.create_task_group() as tg:
                 if sys.platform != "win32":
@@ -125,14 +129,17 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     return exit_status(ended)
 
 
-async def _command(session: AgentSession, prompt: str) -> TurnEnded | None:
+async def _command(session: AgentSession, prompt: str) -> TurnEnded | str | None:
     """``-p "/cost"``: a command offered outside a terminal, answered without a model
-    call as a turn whose text is the reply (a refusal is a failed turn)."""
+    call as a turn whose text is the reply (a refusal is a failed turn). A command that
+    sends a prompt (``-p "/greet bob"`` from a command file) returns the prompt to send."""
     from earshot.core import commands
 
     reply = await commands.run(session, prompt, everywhere=True)
     if reply is None:
         return None
+    if reply.send is not None and not reply.error:
+        return reply.send
     cost = session.cost()
     return TurnEnded(
         reason="error" if reply.error else "end_turn",

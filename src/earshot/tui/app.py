@@ -112,7 +112,7 @@ class Tui:
         self.buffer = Buffer(
             multiline=True,
             history=history,
-            completer=InputCompleter(options.cwd, _command_list),
+            completer=InputCompleter(options.cwd, lambda: _command_list(self._session)),
             complete_while_typing=True,
             name="input",
         )
@@ -258,7 +258,7 @@ class Tui:
         from earshot.tui import commands
         from earshot.tui._attach import build_input
 
-        found = commands.find(raw.strip())
+        found = commands.find(raw.strip(), self._session)
         if found is not None:
             handler, arg = found
             self.app.create_background_task(self._command(handler, arg))
@@ -468,10 +468,10 @@ class Tui:
         return result
 
 
-def _command_list() -> dict[str, str]:
+def _command_list(session: AgentSession | None) -> dict[str, str]:
     from earshot.tui.commands import command_list
 
-    return command_list()
+    return command_list(session)
 
 
 def _quiet_output() -> Output:

@@ -47,7 +47,7 @@ Handler = Callable[[Tui, str], Awaitable[None]]
 
 
 async def cmd_help(tui: Tui, arg: str) -> None:
-    listed = command_list()
+    listed = command_list(tui.session)
     width = max(len(name) for name in listed) + 2
     rows = [f"/{name.ljust(width)}{about}" for name, about in listed.items()]
     rows += [
@@ -70,15 +70,21 @@ LOCAL: dict[str, tuple[str, Handler]] = {
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
 
 
-def command_list() -> dict[str, str]:
-    """Every command with its one-line description, in the order ``/help`` shows them."""
+def _about(command: session_commands.Command) -> str:
+    about = f"{command.hint} · {command.about}" if command.hint else command.about
+    return f"{about} ({command.source})" if command.source else about
+
+
+def command_list(session: AgentSession | None = None) -> dict[str, str]:
+    """Every command with its argument hint and one-line description (and, for a command
+    file or skill, where it comes from), in the order ``/help`` shows them."""
     listed = {"help": LOCAL["help"][0]}
-    listed.update({name: c.about for name, c in session_commands.COMMANDS.items()})
+    listed.update({n: _about(c) for n, c in session_commands.table(session).items()})
     listed["exit"] = LOCAL["exit"][0]
     return listed
 
 
-def find(text: str) -> tuple[Handler, str] | None:
+def find(text: str, session: AgentSession | None = None) -> tuple[Handler, str] | None:
     """The command ``text`` names (``/name rest``), or None when it names none."""
     if not text.startswith("/"):
         return None
@@ -87,7 +93,7 @@ def find(text: str) -> tuple[Handler, str] | None:
     local = LOCAL.get(name)
     if local is not None:
         return local[1], rest.strip()
-    if session_commands.find(text) is None:
+    if session_commands.find(text, session=session) is None:
         return None
 
     async def run(tui: Tui, arg: str) -> None:

@@ -18,6 +18,8 @@ from typing import TypeVar
 import anyio
 
 from earshot._base.aio import race
+from earshot._base.json import JSONObject
+from earshot.core.extend.hooks import HookOutcome, Hooks
 from earshot.core.loop.approvals import ApprovalRequest, ApproveFn
 from earshot.core.loop.events import (
     AgentEvent,
@@ -94,6 +96,10 @@ class ToolBatch:
     unanswered: str | None = HEADLESS_DENIAL
     """Why a call that needs approval is denied when nobody can approve (None: the gate's
     own reason)."""
+    hooks: Hooks | None = None
+    """PreToolUse hooks run before the gate: they may refuse a call or make it ask,
+    never allow it."""
+    hook_base: JSONObject = field(default_factory=dict)
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -124,8 +130,22 @@ class ToolBatch:
             yield ToolCallRequested(
                 call=call, read_only=tool.read_only, title=title, detail=request.detail
             )
+            judged: HookOutcome | None = None
+            if self.hooks:
+                judged = await self.hooks.run(
+                    "PreToolUse",
+                    {**self.hook_base, "tool_input": call.input},
+                    self.ctx.cwd,
+                    tool=call.name,
+                )
+                for event in hook_notices(judged):
+                    yield event
             decision = self.gate.check(request, read_only=tool.read_only)
             outcome, reason, asked = decision.outcome, decision.reason, False
+            if judged is not None and (judged.blocked or judged.stop):
+                outcome, reason = "deny", f"blocked by a PreToolUse hook: {judged.reason}"
+            elif judged is not None and judged.ask and outcome == "allow":
+                outcome, reason = "ask", f"a PreToolUse hook asks: {judged.reason}"
             if outcome == "ask":
                 asked = True
                 parts = tuple(verdict.command for verdict in decision.commands)
@@ -254,7 +274,22 @@ class ToolBatch:
         return out
 
 
+def hook_notices(judged: HookOutcome) -> list[AgentEvent]:
+    """What a person sees of hook runs: one line per run, and each warning."""
+    out: list[AgentEvent] = [
+        Notice(
+            level="info",
+            message=f"hook {run.event} `{run.command}` exit {run.exit_code} "
+            f"({run.duration_ms:.0f} ms)",
+        )
+        for run in judged.runs
+    ]
+    out += [Notice(level="warning", message=w) for w in judged.warnings]
+    return out
+
+
 __all__ = [
     "HEADLESS_DENIAL",
     "ToolBatch",
+    "hook_notices",
 ]

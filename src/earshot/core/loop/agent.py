@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from earshot._base.json import JSONObject
+from earshot.core.extend.hooks import Hooks
 from earshot.core.loop import verify
 from earshot.core.loop._execute import ToolBatch
 from earshot.core.loop.approvals import ApproveFn, sandbox_escalation
@@ -107,6 +109,10 @@ class Agent:
     ) -> None:
         self.target = target
         self.tools: dict[str, AnyTool] = {tool.name: tool for tool in tools}
+        self.hooks: Hooks | None = None
+        """The session's hooks (set by ``AgentSession.open``)."""
+        self.hook_info: JSONObject = {"cwd": str(cwd)}
+        """What every hook's stdin carries about the session (session id, transcript)."""
         self.cwd = cwd
         self.gate = gate
         self.system = system
@@ -482,6 +488,8 @@ class Agent:
             approve=self.approve,
             undo=self.undo,
             observe=self._observe,
+            hooks=self.hooks,
+            hook_base=dict(self.hook_info),
         )
         async for tool_event in batch.run(turn.tool_calls):
             yield tool_event
