@@ -30,6 +30,12 @@ def home(tmp_path: Path) -> dict[str, str]:
     return {"HOME": str(place), "XDG_CONFIG_HOME": str(place / ".config")}
 
 
+def _tool_names(fake: FakeProvider, index: int) -> list[str]:
+    tools = fake.requests[index].json()["tools"]
+    assert isinstance(tools, list)
+    return [str(t["name"]) for t in tools if isinstance(t, dict)]
+
+
 def _write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -89,7 +95,7 @@ def test_a_skill_is_listed_by_name_and_its_tool_returns_body_and_files(
     first = fake_provider.requests[0].json()
     assert "- hello: say hello well" in json.dumps(first["system"])
     assert "Run it." not in json.dumps(first["system"])
-    assert "skill" in [tool["name"] for tool in first["tools"]]
+    assert "skill" in _tool_names(fake_provider, 0)
     result = json.dumps(fake_provider.requests[1].json()["messages"])
     assert "Run it." in result
     assert "scripts/hello.sh" in result
@@ -103,7 +109,7 @@ def test_no_skills_no_skill_tool(
     fake_provider.script(anthropic.text_turn("ok"))
     done = earshot(fake_provider, repo, "-p", "hi", env=home)
     assert done.returncode == 0, done.stderr
-    assert "skill" not in [t["name"] for t in fake_provider.requests[0].json()["tools"]]
+    assert "skill" not in _tool_names(fake_provider, 0)
 
 
 def test_a_shell_hook_blocks_bash_and_sees_the_payload(
