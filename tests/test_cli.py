@@ -10,6 +10,7 @@ from pathlib import Path
 
 from earshot import __version__
 from earshot.providers.catalog import ModelCatalog
+from tests.fake_provider import FakeProvider, anthropic
 
 HEAVY = ("httpx", "rich", "prompt_toolkit", "mcp", "cyclopts", "earshot.providers.catalog")
 
@@ -52,6 +53,37 @@ def test_version_and_help_import_nothing_heavy() -> None:
     for args in (["--version"], ["--help"]):
         loaded = _imports_after(args)
         assert not [m for m in loaded if m.startswith(HEAVY)], args
+
+
+def test_a_headless_run_with_no_mcp_server_imports_neither_mcp_nor_pydantic(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    fake_provider.script(anthropic.text_turn("hi"))
+    probe = (
+        "import sys, json\n"
+        "from earshot.cli._entry import main\n"
+        "code = main(['--model', 'anthropic/claude-sonnet-4-6', '-p', 'hello'])\n"
+        "sys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+    )
+    env = {
+        **os.environ,
+        "ANTHROPIC_API_KEY": "sk-ant-test-key-0123456789",
+        "ANTHROPIC_BASE_URL": fake_provider.base_url,
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=True,
+        timeout=60,
+    )
+    assert done.stdout == "hi\n"
+    loaded = set(json.loads(done.stderr.splitlines()[-1]))
+    assert "earshot.core.agent_session" in loaded  # the run did happen in this process
+    assert not [m for m in loaded if m == "mcp" or m.startswith(("mcp.", "pydantic"))]
+    assert not [m for m in loaded if m.startswith("earshot.mcp")]  # not even the config
 
 
 def test_help_lists_every_command() -> None:

@@ -5,7 +5,9 @@ with a script, namespaced commands with arguments."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -192,6 +194,24 @@ def test_project_hooks_wait_for_trust(
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
     assert "not trusted" in done.stdout
+    shown = subprocess.run(
+        [sys.executable, "-m", "earshot", "trust", "--yes"],
+        cwd=repo,
+        env={**os.environ, **home},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert f"touch {marker}" in shown.stdout
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("r2", "read", {"path": "notes.txt"})]),
+        anthropic.text_turn("read again"),
+    )
+    again = earshot(fake_provider, repo, "-p", "read", env=home)
+    assert again.returncode == 0, again.stderr
+    assert marker.exists()
 
 
 def test_a_bad_hooks_block_names_the_file_and_field(

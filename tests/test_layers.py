@@ -1,6 +1,6 @@
 """The layer arrows point inward (docs/architecture.md)::
 
-    cli -> {headless, tui, acp} -> core -> providers -> _base
+    cli -> {headless, tui, acp, mcp} -> core -> providers -> _base
 
 and the front-ends reach core only through its surface (``FRONT_END_SURFACE``): the
 session, its commands and configuration, and the loop's vocabulary (events, approvals,
@@ -27,13 +27,15 @@ ALLOWED: dict[str, set[str]] = {
     "headless": {"headless", "core", "providers", "_base"},
     "acp": {"acp", "core", "providers", "_base"},
     "tui": {"tui", "core", "providers", "_base"},
-    "cli": {"cli", "headless", "tui", "acp", "core", "providers", "_base"},
+    "mcp": {"mcp", "core", "providers", "_base"},
+    "cli": {"cli", "headless", "tui", "acp", "mcp", "core", "providers", "_base"},
 }
 FRONT_ENDS = ("headless", "tui", "acp")
 FRONT_END_SURFACE = (
     "earshot.core.agent_session",
     "earshot.core.commands",
     "earshot.core.config",
+    "earshot.core.extensions",
     "earshot.core.loop.events",
     "earshot.core.loop.approvals",
     "earshot.core.loop.input",

@@ -106,7 +106,7 @@ def _code(message: dict[str, object]) -> object:
     return error["code"]
 
 
-async def test_client_mcp_servers_are_refused_with_a_pointer_to_settings(
+async def test_client_mcp_servers_are_refused_with_a_pointer_to_earshot_mcp_add(
     fake_provider: FakeProvider, repo: Path, log: Path
 ) -> None:
     server = {"name": "files", "command": "mcp-files", "args": [], "env": []}
@@ -127,7 +127,7 @@ async def test_client_mcp_servers_are_refused_with_a_pointer_to_settings(
         error = reply["error"]
         assert isinstance(error, dict)
         assert error["code"] == -32602
-        assert "settings" in str(error["message"])
+        assert "earshot mcp add" in str(error["message"])
         assert "files" in str(error["message"])
     sessions = list((repo.parent / "home").rglob("*.jsonl"))
     assert sessions == []

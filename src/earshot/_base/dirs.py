@@ -1,5 +1,5 @@
 """Where earshot keeps its configuration: ``$XDG_CONFIG_HOME/earshot``, ``%APPDATA%\\earshot``
-on Windows, else ``~/.config/earshot``."""
+on Windows, else ``~/.config/earshot``; and where it keeps state (``state_dir``)."""
 
 from __future__ import annotations
 
@@ -17,4 +17,14 @@ def config_dir(env: dict[str, str] | None = None) -> Path:
     return Path.home() / ".config" / "earshot"
 
 
-__all__ = ["config_dir"]
+def state_dir(env: dict[str, str] | None = None) -> Path:
+    """Logs and other state worth keeping but not backing up: ``$XDG_STATE_HOME/earshot``
+    (default ``~/.local/state/earshot``)."""
+    environ = os.environ if env is None else env
+    base = environ.get("XDG_STATE_HOME", "").strip()
+    if base:
+        return Path(base) / "earshot"
+    return Path.home() / ".local" / "state" / "earshot"
+
+
+__all__ = ["config_dir", "state_dir"]

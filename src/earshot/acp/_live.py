@@ -161,6 +161,8 @@ class Live:
             await self.idle.wait()
         with anyio.CancelScope(shield=True):
             await self.session.close()
+            for source in self.session.sources:
+                await source.aclose()
 
 
 __all__ = ["INTERNAL_ERROR", "INVALID_PARAMS", "SHUTDOWN_GRACE_S", "Live", "fail"]

@@ -13,12 +13,18 @@ from acp.agent.connection import AgentSideConnection
 
 from earshot.acp._server import EarshotAcpAgent
 from earshot.acp._transport import LineTransport
+from earshot.core.extensions import SourceFactory
 
 
 async def serve(
-    *, model: str | None, permission_mode: str | None, infile: BinaryIO, out_fd: int
+    *,
+    model: str | None,
+    permission_mode: str | None,
+    infile: BinaryIO,
+    out_fd: int,
+    sources: SourceFactory | None = None,
 ) -> None:
-    agent = EarshotAcpAgent(model=model, permission_mode=permission_mode)
+    agent = EarshotAcpAgent(model=model, permission_mode=permission_mode, sources=sources)
     transport = LineTransport(infile, out_fd)
     # The routes the library still marks unstable (session/resume and session/close here,
     # elicitation on the client side) are stable in ACP v1 schema 1.21: serve them.

@@ -78,6 +78,7 @@ from earshot.core.agent_session import (
     session_exists,
 )
 from earshot.core.config.options import SessionOptions
+from earshot.core.extensions import SourceFactory
 from earshot.core.session import SessionError
 from earshot.providers.errors import ProviderError
 from earshot.providers.types import TextPart
@@ -98,18 +99,25 @@ CAPABILITIES = AgentCapabilities(
 )
 RESOURCE_NOT_FOUND = -32002
 MCP_REFUSED = (
-    "earshot does not start MCP servers sent by the editor; configure them in earshot's "
-    "settings (~/.config/earshot/settings.json or .earshot/settings.json) and send an "
-    "empty mcpServers list"
+    "earshot does not start MCP servers sent by the editor; add them to earshot with "
+    "`earshot mcp add NAME -- COMMAND ARGS...` (or .mcp.json, then `earshot trust`) and "
+    "send an empty mcpServers list"
 )
 
 
 class EarshotAcpAgent:
     """The server's state: the client connection, its capabilities, the open sessions."""
 
-    def __init__(self, *, model: str | None, permission_mode: str | None) -> None:
+    def __init__(
+        self,
+        *,
+        model: str | None,
+        permission_mode: str | None,
+        sources: SourceFactory | None = None,
+    ) -> None:
         self.model = model
         self.permission_mode = permission_mode
+        self.sources = sources
         self.client: Client | None = None
         self.forms = False
         self.sessions: dict[str, Live] = {}
@@ -350,7 +358,13 @@ class EarshotAcpAgent:
             cwd=cwd, model=model, permission_mode=self.permission_mode, resume=resume
         )
         try:
-            session = AgentSession.open(options, approve=prompter.approve, ask=prompter.ask)
+            source = self.sources(cwd) if self.sources is not None else None
+            session = AgentSession.open(
+                options,
+                approve=prompter.approve,
+                ask=prompter.ask,
+                sources=[source] if source is not None else [],
+            )
         except (SessionSetupError, SessionError) as exc:
             fail(INVALID_PARAMS, str(exc))
         except (UserError, ProviderError) as exc:

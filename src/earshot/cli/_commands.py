@@ -14,6 +14,8 @@ COMMANDS: dict[str, str] = {
     "permissions": "Explain a permission decision (check) or list the effective rules (list).",
     "sessions": "List, show, export or import sessions.",
     "undo": "Restore the working tree to before the last batch of a session's edits.",
+    "mcp": "MCP servers: list, add, remove, tools (earshot mcp --help).",
+    "trust": "Show what this project's checked-in files would run and trust it (--yes, --revoke).",
     "acp": "Serve the Agent Client Protocol on stdio, for editors (Zed, JetBrains, Neovim).",
     "doctor": "Check the install: compiled modules, versions, config files, keys, tools.",
 }

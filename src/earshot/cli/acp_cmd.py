@@ -48,10 +48,17 @@ def _serve(model: str | None, permission_mode: str | None) -> int:
     import anyio
 
     from earshot.acp import serve
+    from earshot.cli._sources import mcp_servers
 
     infile, out_fd = _protocol_streams()
     anyio.run(
-        lambda: serve(model=model, permission_mode=permission_mode, infile=infile, out_fd=out_fd)
+        lambda: serve(
+            model=model,
+            permission_mode=permission_mode,
+            infile=infile,
+            out_fd=out_fd,
+            sources=mcp_servers,
+        )
     )
     return 0
 

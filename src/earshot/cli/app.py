@@ -179,6 +179,11 @@ def _add_sessions(app: App) -> None:
 
 def run(args: list[str]) -> int:
     """Run a subcommand (``providers``, ``models``, ``auth``, ...)."""
+    if args[0] in ("mcp", "trust"):  # parsed by hand: `mcp add NAME -- COMMAND ARGS...`
+        from earshot.cli import mcp_cmd, trust_cmd
+
+        command = mcp_cmd.main if args[0] == "mcp" else trust_cmd.main
+        return guarded(lambda: command(args[1:]))
     app = build_app()
 
     def call() -> int:

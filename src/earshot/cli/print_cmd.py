@@ -9,6 +9,7 @@ from pathlib import Path
 
 from earshot.cli._errors import guarded
 from earshot.cli._flags import parse_flags, session_options, text_flag, words_flag
+from earshot.cli._sources import mcp_servers
 from earshot.headless.run import HeadlessOptions, HeadlessUsageError, run_headless
 
 
@@ -39,6 +40,7 @@ def options_from(args: list[str]) -> HeadlessOptions:
         output_format=text_flag(values, "output_format") or "text",
         images=words_flag(values, "images"),
         verbose=values.get("verbose") is True,
+        sources=mcp_servers,
     )
 
 

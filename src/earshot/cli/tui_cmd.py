@@ -55,12 +55,17 @@ def main(args: list[str]) -> int:
     cwd = Path(text_flag(values, "cwd") or Path.cwd()).resolve()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd}: no such directory")
+    from earshot.cli._sources import mcp_servers
+    from earshot.cli.trust_cmd import ask_once
     from earshot.tui.main import TuiOptions, run
+
+    ask_once(cwd)
 
     return run(
         TuiOptions(
             session=session_options(values, cwd),
             prompt=prompt,
             images=words_flag(values, "images"),
+            sources=mcp_servers,
         )
     )

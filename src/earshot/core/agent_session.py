@@ -3,8 +3,11 @@
 It owns the agent loop, the transcript, the permission gate, undo, the model catalog and
 the cost, and it is all a front-end talks to::
 
-    AgentSession.open(SessionOptions, approve=, ask=, extra_tools=)   new, --continue,
-                                    --resume ID, optionally forked; UserError if it cannot
+    AgentSession.open(SessionOptions, approve=, ask=, extra_tools=, sources=)   new,
+                                    --continue, --resume ID, optionally forked; UserError
+                                    if it cannot (``sources``: tools that arrive later,
+                                    such as MCP servers'; see core/extensions.py)
+    ready() -> notices              wait for the sources (the first model call does too)
     prompt(input) -> events         one turn (TurnEnded last); steer(input) mid-turn
     abort()                         the stream, running tools, a pending approval
     mode / set_mode(name)           the gate's permission mode
@@ -43,10 +46,10 @@ from earshot.core.config.targets import (
     load_catalog,
     target_for,
 )
-from earshot.core.extend import hooks, mdcommands, skills
+from earshot.core.extend import hooks, mdcommands, skills, trust
 from earshot.core.extend.mdcommands import MdCommand
-from earshot.core.extend.names import narrowed
 from earshot.core.extend.skills import Skill
+from earshot.core.extensions import ExtraCommand, ToolSource
 from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
@@ -108,6 +111,15 @@ def error_text(exc: Exception) -> str:
     return exc.message if isinstance(exc, ProviderError) else str(exc)
 
 
+def _trusted(root: Path) -> bool:
+    """Whether the project's checked-in definitions are trusted (an unreadable trust file
+    or definition is "not trusted"; the settings loader reports the file itself)."""
+    try:
+        return trust.trusted(root)
+    except UserError:
+        return False
+
+
 def list_sessions(cwd: Path | None) -> list[SessionInfo]:
     """The sessions of ``cwd`` (or of every directory, for None), newest first."""
     if cwd is not None:
@@ -135,6 +147,7 @@ class AgentSession:
         approve: ApproveFn | None,
         ask: AskFn | None,
         extra_tools: Sequence[AnyTool],
+        sources: Sequence[ToolSource] = (),
         resumed: bool,
         warnings: list[str],
         memory_files: list[str],
@@ -158,6 +171,7 @@ class AgentSession:
         self._approve = approve
         self._ask = ask
         self._extra_tools = tuple(extra_tools)
+        self.sources = tuple(sources)
         self._earlier_usd = transcript.cost_usd()
         self._catalog: ModelCatalog | None = None
         self._compacting = False
@@ -173,6 +187,7 @@ class AgentSession:
         ask: AskFn | None = None,
         extra_tools: Sequence[AnyTool] = (),
         settings: Settings | None = None,
+        sources: Sequence[ToolSource] = (),
     ) -> AgentSession:
         """A ready session over a new or resumed transcript. Raises a ``UserError``
         (settings, catalog, unknown model, session) or ``ProviderError`` (a missing key);
@@ -180,7 +195,9 @@ class AgentSession:
         cwd = options.cwd.resolve()
         settings = settings if settings is not None else load_settings(cwd)
         rules = load_rules(settings, allow=options.allow, ask=options.ask, deny=options.deny)
-        session_hooks, hook_notices = hooks.load(settings.files, trusted_project=False)
+        session_hooks, hook_notices = hooks.load(
+            settings.files, trusted_project=_trusted(project_root(cwd))
+        )
         try:
             mode = (
                 parse_mode(options.permission_mode)
@@ -264,6 +281,7 @@ class AgentSession:
             verify_rounds=settings.verify_rounds,
             verify_suggestion=None if settings.verify else verify.suggest(cwd),
             retry=None if retries is None else RetryPolicy(max_retries=retries),
+            sources=sources,
         )
         session = cls(
             agent=agent,
@@ -275,6 +293,7 @@ class AgentSession:
             approve=approve,
             ask=ask,
             extra_tools=extra_tools,
+            sources=sources,
             resumed=resumed,
             warnings=[*(transcript.warnings() if resumed else ()), *notices],
             memory_files=[str(f.path) for f in memory],
@@ -338,6 +357,16 @@ class AgentSession:
             self._catalog = load_catalog(self.settings)
         return self._catalog
 
+    async def ready(self) -> list[str]:
+        """Wait for the tool sources (bounded by their timeouts); their new notices.
+        The first model call waits the same way; this lets a front-end list the tools
+        (headless ``init``) or show the notices before it."""
+        return await self.agent.sources_ready()
+
+    def extra_commands(self) -> list[ExtraCommand]:
+        """The slash commands the sources add (``/mcp``, MCP server prompts)."""
+        return [command for source in self.sources for command in source.commands()]
+
     def sessions(self) -> list[SessionInfo]:
         """This directory's sessions, newest first."""
         return list_sessions(self.cwd)
@@ -350,18 +379,17 @@ class AgentSession:
         ``model`` and ``allowed-tools`` (``for_next_turn``) hold for this turn only."""
         next_turn, self._next_turn = self._next_turn, None
         model, allowed = next_turn if next_turn is not None else ("", ())
-        old_target, old_tools = self.agent.target, self.agent.tools
+        old_target = self.agent.target
         if model:
             await self.switch_model(model)
-        if allowed:
-            self.agent.tools = narrowed(old_tools, allowed)
+        self.agent.allowed_only = tuple(allowed)
         try:
             async for event in self.agent.run_turn(turn_input):
                 if isinstance(event, AssistantMessage):
                     self.context_tokens = event.usage.prompt_total + event.usage.output
                 yield event
         finally:
-            self.agent.tools = old_tools
+            self.agent.allowed_only = ()
             if model and self.agent.target is not old_target:
                 await self.agent.switch_model(old_target)
 
@@ -522,6 +550,7 @@ class AgentSession:
             approve=self._approve,
             ask=self._ask,
             extra_tools=self._extra_tools,
+            sources=self.sources,
         )
 
     async def fork(self) -> tuple[AgentSession, str | None]:

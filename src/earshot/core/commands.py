@@ -3,6 +3,7 @@
 ::
 
     COMMANDS: name -> Command(about, hint, everywhere, run)
+    extra(session) -> [Command]                    those the session's tool sources add
     find(text) -> (Command, argument) | None       "/name rest"
     run(session, text) -> CommandReply | None      None: not a command, send it as typed
 
@@ -22,6 +23,7 @@ from earshot._base.errors import UserError
 from earshot.core.agent_session import AgentSession, error_text
 from earshot.core.extend.mdcommands import MdCommand, expand
 from earshot.core.extend.skills import Skill
+from earshot.core.extensions import ExtraCommand
 from earshot.core.loop.events import AgentEvent
 from earshot.core.permissions import MODES
 from earshot.providers.errors import ProviderError
@@ -304,6 +306,8 @@ def table(session: AgentSession | None) -> dict[str, Command]:
         listed[skill.name] = _skill_command(skill)
     for found in session.user_commands.values():
         listed[found.name] = _file_command(found)
+    for added in extra(session):
+        listed[added.name] = added
     return {**listed, **COMMANDS}
 
 
@@ -358,6 +362,24 @@ def find(
     return found, rest.strip()
 
 
+def extra(session: AgentSession, *, everywhere: bool = False) -> list[Command]:
+    """The commands the session's tool sources add (``/mcp``, ``/mcp__server__prompt``),
+    as commands of the table; a built-in name always wins."""
+    commands: list[Command] = []
+    for added in session.extra_commands():
+        if added.name in COMMANDS or (everywhere and not added.everywhere):
+            continue
+
+        async def answer(
+            _session: AgentSession, arg: str, added: ExtraCommand = added
+        ) -> CommandReply:
+            reply = await added.run(arg)
+            return CommandReply(text=reply.text, error=reply.error, send=reply.send)
+
+        commands.append(Command(added.name, added.about, answer, added.hint, added.everywhere))
+    return commands
+
+
 async def run(session: AgentSession, text: str, *, everywhere: bool = False) -> CommandReply | None:
     """Answer ``text`` when it is a command; a refusal (an unknown mode, a turn still
     running) is an error reply, never an exception."""
@@ -377,6 +399,7 @@ __all__ = [
     "INIT_PROMPT",
     "Command",
     "CommandReply",
+    "extra",
     "find",
     "run",
     "table",

@@ -15,11 +15,13 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from earshot import __version__
 from earshot._base.errors import UserError
 from earshot.core.config.options import SessionOptions
+from earshot.core.extensions import SourceFactory, ToolSource
 from earshot.core.loop.events import Notice, TurnEnded
 from earshot.headless.render import (
     EXIT_INTERRUPTED,
@@ -48,6 +50,9 @@ class HeadlessOptions:
     output_format: str = "text"
     images: Sequence[str] = ()
     verbose: bool = False
+    sources: SourceFactory | None = None
+    """Tools that arrive after the session opens (the command line passes the MCP
+    servers'); the run waits for them (bounded) before the ``init`` record."""
 
 
 def run_headless(options: HeadlessOptions) -> int:
@@ -63,15 +68,36 @@ def run_headless(options: HeadlessOptions) -> int:
 async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     import anyio
 
-    from earshot.core.agent_session import AgentSession
     from earshot.core.loop.input import image_part
 
     cwd = options.session.cwd.resolve()
     if not cwd.is_dir():
         raise HeadlessUsageError(f"--cwd {cwd}: no such directory")
     images = [image_part(source, cwd) for source in options.images]
-    session = AgentSession.open(replace(options.session, cwd=cwd))
+    source = options.sources(cwd) if options.sources is not None else None
+    sources: list[ToolSource] = [source] if source is not None else []
+    try:
+        return await _run_session(options, fmt, cwd, images, sources)
+    finally:
+        with anyio.CancelScope(shield=True):
+            for opened in sources:
+                await opened.aclose()
+
+
+async def _run_session(
+    options: HeadlessOptions,
+    fmt: OutputFormat,
+    cwd: Path,
+    images: list[pt.ImagePart],
+    sources: list[ToolSource],
+) -> int:
+    import anyio
+
+    from earshot.core.agent_session import AgentSession
+
+    session = AgentSession.open(replace(options.session, cwd=cwd), sources=sources)
     renderer = HeadlessRenderer(fmt, sys.stdout, sys.stderr, verbose=options.verbose)
+    notices = await session.ready() if sources else []
     renderer.init(
         InitInfo(
             session_id=session.id,
@@ -83,19 +109,17 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
             memory_files=session.memory_files,
         )
     )
-    for warning in session.warnings:
+    for warning in [*session.warnings, *notices]:
         renderer.event(Notice(level="warning", message=warning))
-    turn_input: str | list[pt.TextPart | pt.ImagePart]
-    turn_input = [pt.TextPart(text=options.prompt), *images] if images else options.prompt
+    prompt = options.prompt
     started = time.perf_counter()
     ended: TurnEnded | None = None
     interrupted = False
     try:
-        answered = await _command(session, options.prompt) if not images else None
-        if isinstance(answered, str):
-            turn_input = answered
-        else:
-            ended = answered
+        ended, sent = await _command(session, prompt) if not images else (None, None)
+        prompt = sent if sent is not None else prompt
+        turn_input: str | list[pt.TextPart | pt.ImagePart]
+        turn_input = [pt.TextPart(text=prompt), *images] if images else prompt
         if ended is None:
             async with anyio.create_task_group() as tg:
                 if sys.platform != "win32":
@@ -129,17 +153,17 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     return exit_status(ended)
 
 
-async def _command(session: AgentSession, prompt: str) -> TurnEnded | str | None:
+async def _command(session: AgentSession, prompt: str) -> tuple[TurnEnded | None, str | None]:
     """``-p "/cost"``: a command offered outside a terminal, answered without a model
-    call as a turn whose text is the reply (a refusal is a failed turn). A command that
-    sends a prompt (``-p "/greet bob"`` from a command file) returns the prompt to send."""
+    call as a turn whose text is the reply (a refusal is a failed turn); or the prompt a
+    command sends instead (an MCP server's prompt, ``/mcp__server__prompt args``)."""
     from earshot.core import commands
 
     reply = await commands.run(session, prompt, everywhere=True)
     if reply is None:
-        return None
+        return None, None
     if reply.send is not None and not reply.error:
-        return reply.send
+        return None, reply.send
     cost = session.cost()
     return TurnEnded(
         reason="error" if reply.error else "end_turn",
@@ -151,7 +175,7 @@ async def _command(session: AgentSession, prompt: str) -> TurnEnded | str | None
         total_cost_usd=cost.total_usd,
         error_kind="invalid_request" if reply.error else None,
         error=reply.text if reply.error else None,
-    )
+    ), None
 
 
 __all__ = ["HeadlessOptions", "HeadlessUsageError", "run_headless"]

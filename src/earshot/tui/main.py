@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from earshot.core.config.options import SessionOptions
+from earshot.core.extensions import SourceFactory, ToolSource
 from earshot.tui._layout import build_application
 from earshot.tui.app import Tui
 
@@ -43,6 +44,9 @@ class TuiOptions:
     session: SessionOptions
     prompt: str | None = None
     images: tuple[str, ...] = ()
+    sources: SourceFactory | None = None
+    """Tools that arrive after the session opens (the MCP servers); they connect while
+    the input box already takes input, and the first model call waits for them."""
 
 
 class Bridge:
@@ -70,11 +74,14 @@ def _warm() -> None:
 async def _main(options: TuiOptions) -> int:
     tui = Tui(options.session, build=build_application)
     failure: list[BaseException] = []
+    sources: list[ToolSource] = []
 
     async def start() -> None:
         await asyncio.to_thread(_warm)
         try:
-            session = _open(options.session, Bridge(tui))
+            source = options.sources(options.session.cwd) if options.sources else None
+            sources.extend([source] if source is not None else [])
+            session = _open(options.session, Bridge(tui), sources)
         except Exception as exc:
             failure.append(exc)
             tui.app.exit(result=2)
@@ -83,13 +90,19 @@ async def _main(options: TuiOptions) -> int:
             tui.app.exit(result=ONBOARD)
             return
         tui.ready(session)
+        if sources:
+            tui.app.create_background_task(_announce(tui, session))
         images = _image_placeholders(tui, options)
         if options.prompt:
             tui.handle(" ".join([options.prompt, *images]))
         elif images:
             tui.buffer.insert_text(" ".join(images) + " ")
 
-    result = await tui.run(start)
+    try:
+        result = await tui.run(start)
+    finally:
+        for source in sources:
+            await source.aclose()
     if failure:
         raise failure[0]
     if result != ONBOARD:
@@ -112,14 +125,22 @@ def _image_placeholders(tui: Tui, options: TuiOptions) -> list[str]:
     return keys
 
 
-def _open(options: SessionOptions, bridge: Bridge) -> AgentSession | None:
+async def _announce(tui: Tui, session: AgentSession) -> None:
+    """Connect the tool sources in the background; show what failed (once)."""
+    for notice in await session.ready():
+        tui.warn(notice)
+
+
+def _open(
+    options: SessionOptions, bridge: Bridge, sources: list[ToolSource]
+) -> AgentSession | None:
     """The session, or None when there is no model or key to start with (onboarding)."""
     from earshot.core.agent_session import AgentSession
     from earshot.core.config.targets import NoModelError
     from earshot.providers.errors import ProviderError
 
     try:
-        return AgentSession.open(options, approve=bridge.approve, ask=bridge.ask)
+        return AgentSession.open(options, approve=bridge.approve, ask=bridge.ask, sources=sources)
     except NoModelError:
         return None
     except ProviderError as exc:

@@ -18,7 +18,10 @@ invalid arguments, denials and interruptions included); a tool failure is an err
 never the end of a turn; only a failed model call ends a turn early (``TurnEnded(reason=
 "error")``); an abort stops the stream and running tools and still leaves a history every
 provider accepts; ``TurnEnded`` is always the last event. Core knows nothing of terminals,
-editors or MCP: extra tools arrive through ``AgentSession.open(extra_tools=...)``.
+editors or MCP: extra tools arrive through ``AgentSession.open(extra_tools=...)``, and
+tools that arrive later through its ``sources`` (``core.extensions.ToolSource``): before
+each model call the loop awaits their ``ready()`` (raced against an abort; their notices
+become ``Notice`` events) and offers their current ``tools()``.
 """
 
 from __future__ import annotations
@@ -30,8 +33,11 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from earshot._base.aio import race
 from earshot._base.json import JSONObject
 from earshot.core.extend.hooks import Hooks
+from earshot.core.extend.names import narrowed
+from earshot.core.extensions import ToolSource
 from earshot.core.loop import verify
 from earshot.core.loop._execute import ToolBatch
 from earshot.core.loop.approvals import ApproveFn, sandbox_escalation
@@ -106,6 +112,7 @@ class Agent:
         verify: Sequence[str] = (),
         verify_rounds: int = 3,
         verify_suggestion: str | None = None,
+        sources: Sequence[ToolSource] = (),
     ) -> None:
         self.target = target
         self.tools: dict[str, AnyTool] = {tool.name: tool for tool in tools}
@@ -113,6 +120,11 @@ class Agent:
         """The session's hooks (set by ``AgentSession.open``)."""
         self.hook_info: JSONObject = {"cwd": str(cwd)}
         """What every hook's stdin carries about the session (session id, transcript)."""
+        self._fixed_tools = dict(self.tools)
+        self.sources = tuple(sources)
+        self.allowed_only: tuple[str, ...] = ()
+        """When set (a command file's ``allowed-tools``, one turn), only these tools are
+        offered and run; it narrows, never adds."""
         self.cwd = cwd
         self.gate = gate
         self.system = system
@@ -187,6 +199,27 @@ class Agent:
     def tool_names(self) -> list[str]:
         return list(self.tools)
 
+    async def sources_ready(self) -> list[str]:
+        """Wait for the tool sources (each bounded by its own timeout, and by an abort);
+        their new notices. The tools they offer now are in ``tools`` afterwards."""
+        notices: list[str] = []
+        for source in self.sources:
+            said, _aborted = await race(source.ready, self._abort)
+            notices += said or ()
+        self.refresh_tools()
+        return notices
+
+    def refresh_tools(self) -> None:
+        """The fixed tools, then what each source offers now (a fixed tool keeps its name)."""
+        if not self.sources:
+            return
+        tools = dict(self._fixed_tools)
+        window = self.window()
+        for source in self.sources:
+            for tool in source.tools(window):
+                tools.setdefault(tool.name, tool)
+        self.tools = tools
+
     async def close(self) -> None:
         """End the session's side effects: kill background shells (idempotent)."""
         from earshot.core.tools._shell import close_all
@@ -213,8 +246,12 @@ class Agent:
         self.history.append(message)
         self._entry_ids.append(entry)
 
+    def offered(self) -> dict[str, AnyTool]:
+        """The tools this turn may use: all of them, or those ``allowed_only`` names."""
+        return narrowed(self.tools, self.allowed_only) if self.allowed_only else self.tools
+
     def _specs(self) -> list[pt.ToolSpec]:
-        return [tool.spec() for tool in self.tools.values()]
+        return [tool.spec() for tool in self.offered().values()]
 
     def _request(self) -> pt.ModelRequest:
         return pt.ModelRequest(
@@ -376,6 +413,9 @@ class Agent:
             injected = self._queue.popleft()
             await self._append(injected)
             yield UserMessageInjected(message=injected)
+        if self.sources:
+            for notice in await self.sources_ready():
+                yield Notice(level="warning", message=notice)
         stop = self._limit(turn)
         if stop is not None:
             turn.stop(stop)
@@ -482,7 +522,7 @@ class Agent:
     async def _run_tools(self, turn: Turn) -> AsyncIterator[AgentEvent]:
         """Gate and run the reply's tool calls; one tool message with one result each."""
         batch = ToolBatch(
-            tools=self.tools,
+            tools=self.offered(),
             ctx=self._context(),
             gate=self.gate,
             approve=self.approve,

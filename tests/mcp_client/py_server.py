@@ -1,0 +1,108 @@
+"""A small real MCP server built on the ``mcp`` package's own server side, for the tests.
+
+    python py_server.py stdio              serve on stdin/stdout
+    python py_server.py http PORT          serve streamable HTTP on 127.0.0.1:PORT/mcp
+
+Tools: ``add`` (a + b, structured), ``fail`` (an error result), ``slow`` (sleeps; writes
+the markers ``slow-started``, then ``slow-cancelled`` or ``slow-finished`` into
+``MARKER_DIR``), ``die`` (the process exits mid-call), ``echo_env`` (an environment
+variable), ``peek`` (annotated read-only). Prompt: ``review`` (one argument ``topic``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+server = MCPServer("pytest-server")
+MARKERS = Path(os.environ.get("MARKER_DIR", "."))
+
+
+def _mark(name: str) -> None:
+    (MARKERS / name).write_text(str(time.time()))
+
+
+@server.tool(description="Add two integers and return the sum.")
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@server.tool(description="Always fails with an error result.")
+def fail(reason: str) -> str:
+    raise ToolError(f"cannot do that: {reason}")
+
+
+@server.tool(description="Sleep for a number of seconds, then say done.")
+async def slow(seconds: float) -> str:
+    _mark("slow-started")
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        _mark("slow-cancelled")
+        raise
+    _mark("slow-finished")
+    return "done"
+
+
+@server.tool(description="Exit the server process in the middle of the call.")
+def die() -> str:
+    sys.stderr.write("dying on purpose\n")
+    sys.stderr.flush()
+    os._exit(3)
+
+
+@server.tool(description="The value of an environment variable of the server.")
+def echo_env(name: str) -> str:
+    return os.environ.get(name, "(unset)")
+
+
+@server.tool(
+    description="Read a value; the server says it is read-only.",
+    annotations=ToolAnnotations(read_only_hint=True),
+)
+def peek(key: str) -> str:
+    return f"value of {key}"
+
+
+@server.prompt(description="Ask for a review of a topic.")
+def review(topic: str) -> str:
+    return f"Please review {topic} carefully."
+
+
+def _recorder(n: int) -> Callable[[str, str, str, str], str]:
+    def record(project: str, title: str, body: str = "", labels: str = "") -> str:
+        return f"recorded {title} in {project} ({n})"
+
+    return record
+
+
+def _many(count: int) -> None:
+    """``MANY_TOOLS=N``: N more tools, each with a schema and description of typical size
+    (what a large server such as an issue tracker's offers)."""
+    for index in range(count):
+        server.add_tool(
+            _recorder(index),
+            name=f"record_{index:03d}",
+            description=(
+                f"Create or update record kind {index} in a project: give the project key, "
+                "a title, an optional markdown body and comma-separated labels. Returns the "
+                "record's key and URL."
+            ),
+        )
+
+
+if __name__ == "__main__":
+    _many(int(os.environ.get("MANY_TOOLS", "0")))
+    sys.stderr.write("pytest-server starting\n")
+    if sys.argv[1:2] == ["http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")

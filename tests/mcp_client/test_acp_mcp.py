@@ -1,0 +1,49 @@
+"""An MCP server's tool in an ACP session: the editor is asked (no MCP tool is read-only
+to the gate), then the result reaches the next model request."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.acp.client import MODEL, Editor, prompt_text, start_earshot
+from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
+from tests.mcp_client.support import stdio_server, tool_results, write_local
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    work = tmp_path / "repo"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    return work.resolve()
+
+
+async def test_an_mcp_tool_is_asked_for_then_called_over_acp(
+    fake_provider: FakeProvider, repo: Path, tmp_path: Path
+) -> None:
+    write_local(repo, {"py": stdio_server(tmp_path)})
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("c1", "mcp__py__add", {"a": 20, "b": 22})]),
+        anthropic.text_turn("42 it is"),
+    )
+    editor = Editor()
+    editor.permission_answers.append("allow_once")
+    log = tmp_path / "acp.log"
+    async with start_earshot(fake_provider, repo, editor, "--model", MODEL, log=log) as (conn, _):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=prompt_text("add"))
+    assert done.stop_reason == "end_turn"
+    assert len(editor.permission_requests) == 1
+    results = tool_results(fake_provider.requests[-1].json())
+    assert results[-1]["content"][0]["text"] == "42"
