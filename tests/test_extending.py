@@ -224,3 +224,68 @@ def test_a_bad_hooks_block_names_the_file_and_field(
     done = earshot(fake_provider, repo, "-p", "hi", env=home)
     assert done.returncode != 0
     assert str(path) in done.stderr and "command" in done.stderr
+
+
+def _hooks(home: dict[str, str], hooks: dict[str, object]) -> None:
+    _write(Path(home["XDG_CONFIG_HOME"]) / "earshot/settings.json", json.dumps({"hooks": hooks}))
+
+
+def _one(command: str, matcher: str = "") -> list[dict[str, object]]:
+    return [{"matcher": matcher, "hooks": [{"type": "command", "command": command}]}]
+
+
+def test_prompt_hooks_add_context_or_reject_and_every_run_is_in_the_transcript(
+    fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    gate = _write(
+        tmp_path / "prompt.sh",
+        "#!/bin/sh\nif grep -q secret; then echo 'no secrets' >&2; exit 2; fi\necho 'sprint 7'\n",
+    )
+    gate.chmod(0o755)
+    _hooks(home, {"UserPromptSubmit": _one(str(gate)), "SessionStart": _one("echo started-ok")})
+    fake_provider.script(anthropic.text_turn("fine"))
+    done = earshot(fake_provider, repo, "-p", "plan the week", env=home)
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(fake_provider.requests[0].json()["messages"])
+    assert "plan the week" in sent and "sprint 7" in sent and "started-ok" in sent
+    refused = earshot(fake_provider, repo, "-p", "the secret is x", env=home)
+    assert refused.returncode != 0
+    assert "no secrets" in refused.stdout + refused.stderr
+    assert len(fake_provider.requests) == 1
+    transcripts = list(Path(home["HOME"]).rglob("*.jsonl")) + list(
+        Path(home["XDG_CONFIG_HOME"]).rglob("*.jsonl")
+    )
+    hooks = [
+        json.loads(line)
+        for path in transcripts
+        for line in path.read_text().splitlines()
+        if '"type":"hook"' in line
+    ]
+    assert {h["event"] for h in hooks} >= {"SessionStart", "UserPromptSubmit"}
+    assert any(h["exit_code"] == 2 for h in hooks)
+
+
+def test_a_stop_hook_sends_the_model_back_once_and_post_tool_use_speaks_to_it(
+    fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    stop = _write(
+        tmp_path / "stop.sh",
+        "#!/bin/sh\nif grep -q '\"stop_hook_active\": false'; then echo 'run the tests' >&2; "
+        "exit 2; fi\nexit 0\n",
+    )
+    stop.chmod(0o755)
+    post = "echo 'remember to format' >&2; exit 2"
+    _hooks(home, {"Stop": _one(str(stop)), "PostToolUse": _one(post, "Read")})
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("r1", "read", {"path": "notes.txt"})]),
+        anthropic.text_turn("first stop"),
+        anthropic.text_turn("tests run"),
+    )
+    done = earshot(fake_provider, repo, "-p", "look", env=home)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "tests run\n"
+    assert len(fake_provider.requests) == 3
+    second = json.dumps(fake_provider.requests[1].json()["messages"])
+    assert "remember to format" in second
+    third = json.dumps(fake_provider.requests[2].json()["messages"])
+    assert "run the tests" in third

@@ -47,12 +47,14 @@ from earshot.core.config.targets import (
     target_for,
 )
 from earshot.core.extend import hooks, mdcommands, skills, trust
+from earshot.core.extend.hooks import HookRun
+from earshot.core.extend.lifecycle import SessionHooks
 from earshot.core.extend.mdcommands import MdCommand
 from earshot.core.extend.skills import Skill
 from earshot.core.extensions import ExtraCommand, ToolSource
 from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
-from earshot.core.loop.approvals import ApproveFn
+from earshot.core.loop.approvals import Approval, ApprovalRequest, ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
 from earshot.core.loop.input import TurnInput
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
@@ -120,6 +122,18 @@ def _trusted(root: Path) -> bool:
         return False
 
 
+def _notifying(approve: ApproveFn, lifecycle: SessionHooks) -> ApproveFn:
+    """``approve``, after the ``Notification`` hooks hear that a person is asked."""
+
+    async def asking(request: ApprovalRequest) -> Approval:
+        await lifecycle.fire(
+            "Notification", {"message": f"earshot needs your permission: {request.title}"}
+        )
+        return await approve(request)
+
+    return asking
+
+
 def list_sessions(cwd: Path | None) -> list[SessionInfo]:
     """The sessions of ``cwd`` (or of every directory, for None), newest first."""
     if cwd is not None:
@@ -167,6 +181,9 @@ class AgentSession:
         self.user_commands: dict[str, MdCommand] = {c.name: c for c in user_commands}
         self.context_tokens = 0
         self._next_turn: tuple[str, tuple[str, ...]] | None = None
+        self.lifecycle = SessionHooks(None, {}, options.cwd, None)
+        """The hooks around turns (``core/extend/lifecycle.py``)."""
+        self._ended = False
         """Tokens in the context after the last model call (prompt + reply), as reported."""
         self._approve = approve
         self._ask = ask
@@ -307,6 +324,14 @@ class AgentSession:
             "transcript_path": str(store.path_for(transcript.id)),
             "cwd": str(cwd),
         }
+
+        async def record(run: HookRun) -> None:
+            await transcript.append_hook(run.event, run.command, run.exit_code, run.duration_ms)
+
+        agent.record_hook = record
+        session.lifecycle = SessionHooks(agent.hooks, agent.hook_info, cwd, record)
+        if approve is not None and agent.hooks:
+            agent.approve = _notifying(approve, session.lifecycle)
         return session
 
     # --- what it is --------------------------------------------------------------------------
@@ -383,8 +408,9 @@ class AgentSession:
         if model:
             await self.switch_model(model)
         self.agent.allowed_only = tuple(allowed)
+        source = "resume" if self.resumed else "startup"
         try:
-            async for event in self.agent.run_turn(turn_input):
+            async for event in self.lifecycle.turn(turn_input, self.agent.run_turn, source=source):
                 if isinstance(event, AssistantMessage):
                     self.context_tokens = event.usage.prompt_total + event.usage.output
                 yield event
@@ -429,6 +455,11 @@ class AgentSession:
     async def _compact(self, focus: str) -> AsyncIterator[AgentEvent]:
         self._compacting = True
         try:
+            _, notices = await self.lifecycle.fire(
+                "PreCompact", {"trigger": "manual", "custom_instructions": focus}
+            )
+            for notice in notices:
+                yield notice
             async for event in self.agent.compact(focus):
                 yield event
         finally:
@@ -561,6 +592,9 @@ class AgentSession:
 
     async def close(self) -> None:
         """Kill background shells and release the transcript (idempotent)."""
+        if not self._ended:
+            self._ended = True
+            await self.lifecycle.fire("SessionEnd", {"reason": "other"})
         await self.agent.close()
         self.transcript.close()
 

@@ -19,7 +19,7 @@ import anyio
 
 from earshot._base.aio import race
 from earshot._base.json import JSONObject
-from earshot.core.extend.hooks import HookOutcome, Hooks
+from earshot.core.extend.hooks import HookOutcome, HookRun, Hooks
 from earshot.core.loop.approvals import ApprovalRequest, ApproveFn
 from earshot.core.loop.events import (
     AgentEvent,
@@ -100,6 +100,9 @@ class ToolBatch:
     """PreToolUse hooks run before the gate: they may refuse a call or make it ask,
     never allow it."""
     hook_base: JSONObject = field(default_factory=dict)
+    hook_runs: list[HookRun] = field(default_factory=list)
+    """Every hook run of the batch, for the transcript."""
+    _hook_events: list[AgentEvent] = field(default_factory=list)
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -138,6 +141,7 @@ class ToolBatch:
                     self.ctx.cwd,
                     tool=call.name,
                 )
+                self.hook_runs += judged.runs
                 for event in hook_notices(judged):
                     yield event
             decision = self.gate.check(request, read_only=tool.read_only)
@@ -255,9 +259,36 @@ class ToolBatch:
         slot.display = result.display
         if self.observe is not None:
             await self.observe(result)
+        if self.hooks and self.hooks.matching("PostToolUse", call.name):
+            await self._after(slot, result)
+
+    async def _after(self, slot: _Slot, result: ToolResult) -> None:
+        """PostToolUse: the call has run; a hook may tell the model something about it
+        (exit 2's stderr, a block's reason, additionalContext)."""
+        call = slot.call
+        assert self.hooks is not None and slot.result is not None
+        response = "\n".join(p.text for p in result.content if isinstance(p, TextPart))
+        judged = await self.hooks.run(
+            "PostToolUse",
+            {**self.hook_base, "tool_input": call.input, "tool_response": response},
+            self.ctx.cwd,
+            tool=call.name,
+        )
+        self.hook_runs += judged.runs
+        self._hook_events += hook_notices(judged)
+        said = [f"PostToolUse hook: {judged.reason}"] if judged.blocked else []
+        said += judged.context
+        if said:
+            slot.result = ToolResultPart(
+                call_id=call.id,
+                name=call.name,
+                content=[*slot.result.content, TextPart(text="\n".join(said))],
+                is_error=slot.result.is_error,
+            )
 
     def _flush(self, slots: list[_Slot]) -> list[AgentEvent]:
-        out: list[AgentEvent] = []
+        out: list[AgentEvent] = list(self._hook_events)
+        self._hook_events.clear()
         for slot in slots:
             if slot.result is None:
                 break

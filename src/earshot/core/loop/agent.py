@@ -27,7 +27,7 @@ become ``Notice`` events) and offers their current ``tools()``.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +35,7 @@ import anyio
 
 from earshot._base.aio import race
 from earshot._base.json import JSONObject
-from earshot.core.extend.hooks import Hooks
+from earshot.core.extend.hooks import HookRun, Hooks
 from earshot.core.extend.names import narrowed
 from earshot.core.extensions import ToolSource
 from earshot.core.loop import verify
@@ -120,6 +120,7 @@ class Agent:
         """The session's hooks (set by ``AgentSession.open``)."""
         self.hook_info: JSONObject = {"cwd": str(cwd)}
         """What every hook's stdin carries about the session (session id, transcript)."""
+        self.record_hook: Callable[[HookRun], Awaitable[None]] | None = None
         self._fixed_tools = dict(self.tools)
         self.sources = tuple(sources)
         self.allowed_only: tuple[str, ...] = ()
@@ -533,6 +534,9 @@ class Agent:
         )
         async for tool_event in batch.run(turn.tool_calls):
             yield tool_event
+        if self.record_hook is not None:
+            for run in batch.hook_runs:
+                await self.record_hook(run)
         turn.denials.extend(batch.denials)
         turn.changed = turn.changed or batch.mutated
         await self._append(pt.Message(role="tool", parts=list(batch.results)))

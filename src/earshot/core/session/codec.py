@@ -48,7 +48,17 @@ MIGRATIONS: dict[int, Migration] = {}
 ProblemKind = Literal["torn", "corrupt", "invalid", "unknown", "header", "orphan"]
 
 KNOWN_TYPES = frozenset(
-    {"message", "model_switch", "compaction", "todos", "scope", "label", "snapshot", "rewind"}
+    {
+        "message",
+        "model_switch",
+        "compaction",
+        "todos",
+        "scope",
+        "label",
+        "snapshot",
+        "rewind",
+        "hook",
+    }
 )
 
 _encoder = msgspec.json.Encoder()
