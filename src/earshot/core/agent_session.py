@@ -48,13 +48,13 @@ from earshot.core.config.targets import (
 )
 from earshot.core.extend import hooks, mdcommands, skills, trust
 from earshot.core.extend.hooks import HookRun
-from earshot.core.extend.lifecycle import SessionHooks
+from earshot.core.extend.lifecycle import SessionHooks, notifying
 from earshot.core.extend.mdcommands import MdCommand
 from earshot.core.extend.skills import Skill
 from earshot.core.extensions import ExtraCommand, ToolSource
 from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
-from earshot.core.loop.approvals import Approval, ApprovalRequest, ApproveFn
+from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
 from earshot.core.loop.input import TurnInput
 from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
@@ -111,27 +111,6 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
 def error_text(exc: Exception) -> str:
     """What a person reads for a failure (a provider's message never carries a key)."""
     return exc.message if isinstance(exc, ProviderError) else str(exc)
-
-
-def _trusted(root: Path) -> bool:
-    """Whether the project's checked-in definitions are trusted (an unreadable trust file
-    or definition is "not trusted"; the settings loader reports the file itself)."""
-    try:
-        return trust.trusted(root)
-    except UserError:
-        return False
-
-
-def _notifying(approve: ApproveFn, lifecycle: SessionHooks) -> ApproveFn:
-    """``approve``, after the ``Notification`` hooks hear that a person is asked."""
-
-    async def asking(request: ApprovalRequest) -> Approval:
-        await lifecycle.fire(
-            "Notification", {"message": f"earshot needs your permission: {request.title}"}
-        )
-        return await approve(request)
-
-    return asking
 
 
 def list_sessions(cwd: Path | None) -> list[SessionInfo]:
@@ -213,7 +192,7 @@ class AgentSession:
         settings = settings if settings is not None else load_settings(cwd)
         rules = load_rules(settings, allow=options.allow, ask=options.ask, deny=options.deny)
         session_hooks, hook_notices = hooks.load(
-            settings.files, trusted_project=_trusted(project_root(cwd))
+            settings.files, trusted_project=trust.quietly_trusted(project_root(cwd))
         )
         try:
             mode = (
@@ -331,7 +310,7 @@ class AgentSession:
         agent.record_hook = record
         session.lifecycle = SessionHooks(agent.hooks, agent.hook_info, cwd, record)
         if approve is not None and agent.hooks:
-            agent.approve = _notifying(approve, session.lifecycle)
+            agent.approve = notifying(approve, session.lifecycle)
         return session
 
     # --- what it is --------------------------------------------------------------------------

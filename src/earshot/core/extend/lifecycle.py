@@ -15,6 +15,7 @@ from pathlib import Path
 from earshot._base.json import JSONObject
 from earshot.core.extend.hooks import HookOutcome, HookRun, Hooks
 from earshot.core.loop._execute import hook_notices
+from earshot.core.loop.approvals import Approval, ApprovalRequest, ApproveFn
 from earshot.core.loop.events import AgentEvent, Notice, TurnEnded
 from earshot.core.loop.input import TurnInput
 from earshot.providers import types as pt
@@ -101,6 +102,18 @@ class SessionHooks:
             yield ended
 
 
+def notifying(approve: ApproveFn, lifecycle: SessionHooks) -> ApproveFn:
+    """``approve``, after the ``Notification`` hooks hear that a person is asked."""
+
+    async def asking(request: ApprovalRequest) -> Approval:
+        await lifecycle.fire(
+            "Notification", {"message": f"earshot needs your permission: {request.title}"}
+        )
+        return await approve(request)
+
+    return asking
+
+
 def _refused(reason: str) -> TurnEnded:
     return TurnEnded(
         reason="error",
@@ -115,4 +128,10 @@ def _refused(reason: str) -> TurnEnded:
     )
 
 
-__all__ = ["MAX_STOP_CONTINUES", "SessionHooks", "prompt_text", "with_context"]
+__all__ = [
+    "MAX_STOP_CONTINUES",
+    "SessionHooks",
+    "notifying",
+    "prompt_text",
+    "with_context",
+]

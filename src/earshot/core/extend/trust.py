@@ -21,6 +21,7 @@ from pathlib import Path
 import msgspec
 
 from earshot._base.dirs import config_dir
+from earshot._base.errors import UserError
 from earshot._base.json import JSONObject
 from earshot._base.jsonfile import load_json_object
 
@@ -73,4 +74,20 @@ def trusted(root: Path) -> bool:
     return recorded is not None and recorded == digest(definitions(root))
 
 
-__all__ = ["definitions", "digest", "project_files", "trust_file", "trusted"]
+def quietly_trusted(root: Path) -> bool:
+    """``trusted``, with an unreadable trust file or definition counting as "not trusted"
+    (the settings loader reports a broken settings file itself)."""
+    try:
+        return trusted(root)
+    except UserError:
+        return False
+
+
+__all__ = [
+    "definitions",
+    "digest",
+    "project_files",
+    "quietly_trusted",
+    "trust_file",
+    "trusted",
+]
