@@ -6,9 +6,12 @@
 - ``EARSHOT_EXPECT_COMPILED=1`` (set by ``.ci/run`` for its second test run, against the
   mypyc wheel) makes this suite insist that every compiled module is in use; unset, that
   none is (a dev install is pure Python).
-- ``EARSHOT_FROZEN_BINARY=dist/earshot/earshot`` adds the frozen-binary tests (which expect
-  a compiled build, as ``scripts/build`` makes by default): a PyInstaller build takes
-  minutes, so CI runs them only in the release workflow (see docs/build.md).
+- ``EARSHOT_FROZEN_BINARY=dist/earshot/earshot`` (the folder build) and
+  ``EARSHOT_FROZEN_ONEFILE=dist/earshot-onefile`` (the single file) add the frozen-binary
+  tests, for each build named (they expect a compiled build, as ``scripts/build`` makes by
+  default): a PyInstaller build takes minutes, so CI runs them only in the release workflow
+  and with ``EARSHOT_CI_FROZEN=1 .ci/run`` (see docs/build.md). The single file's own tests
+  (cold and warm starts, racing first runs, damage) are in tests/test_onefile.py.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import earshot
 from earshot import __version__
 from earshot._compiled import COMPILED, is_compiled
 from tests.fake_provider import FakeProvider, anthropic
+from tests.frozen import Binary
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -35,6 +39,8 @@ RENDER = ROOT / "build" / "render.py"
 # Read at import: the hermetic fixture clears EARSHOT_* variables before each test runs.
 EXPECT_COMPILED = os.environ.get("EARSHOT_EXPECT_COMPILED") == "1"
 FROZEN = os.environ.get("EARSHOT_FROZEN_BINARY", "")
+ONEFILE = os.environ.get("EARSHOT_FROZEN_ONEFILE", "")
+BINARIES = [path for path in (FROZEN, ONEFILE) if path]
 TARGETS = ("linux-x86_64", "linux-arm64", "macos-arm64", "macos-x86_64", "windows-x86_64")
 
 
@@ -147,30 +153,21 @@ def test_release_templates_refuse_an_archive_of_another_version(tmp_path: Path) 
 
 # --- the frozen binary: opt-in, see the module docstring ----------------------------------
 
-if FROZEN:
+if BINARIES:
 
-    def frozen(
-        *args: str, env: dict[str, str] | None = None, stdin: str = "", cwd: Path | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(Path(FROZEN).resolve()), *args],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            env={**os.environ, **(env or {})},
-            cwd=cwd,
-            timeout=60,
-            check=False,
-        )
+    @pytest.fixture(scope="module", params=BINARIES)
+    def binary(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Binary:
+        """Each frozen build named; the single file unpacks into a cache dir of the module's."""
+        return Binary(Path(request.param).resolve(), tmp_path_factory.mktemp("cache"))
 
-    def test_frozen_binary_answers_version_and_lists_providers() -> None:
-        assert frozen("--version").stdout == f"earshot {__version__}\n"
-        done = frozen("providers", "--json")
+    def test_frozen_binary_answers_version_and_lists_providers(binary: Binary) -> None:
+        assert binary.run("--version").stdout == f"earshot {__version__}\n"
+        done = binary.run("providers", "--json")
         assert done.returncode == 0, done.stderr
         assert "anthropic" in {p["id"] for p in json.loads(done.stdout)}
 
-    def test_frozen_binary_uses_its_compiled_modules(tmp_path: Path) -> None:
-        done = frozen("doctor", "--json", cwd=tmp_path)
+    def test_frozen_binary_uses_its_compiled_modules(binary: Binary, tmp_path: Path) -> None:
+        done = binary.run("doctor", "--json", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         report = json.loads(done.stdout)
         assert report["frozen"] is True
@@ -179,19 +176,20 @@ if FROZEN:
         assert "missing" not in report["versions"].values()
 
     def test_frozen_binary_runs_a_headless_turn(
-        fake_provider: FakeProvider, tmp_path: Path
+        binary: Binary, fake_provider: FakeProvider, tmp_path: Path
     ) -> None:
         fake_provider.script(anthropic.text_turn("Hello from the fake provider."))
         env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake_provider.base_url}
-        done = frozen("--model", "anthropic/claude-sonnet-4-6", "-p", "hi", env=env, cwd=tmp_path)
+        model = "anthropic/claude-sonnet-4-6"
+        done = binary.run("--model", model, "-p", "hi", env=env, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         assert "Hello from the fake provider." in done.stdout
         fake_provider.assert_protocol_invariants()
 
-    def test_frozen_binary_answers_acp_initialize(tmp_path: Path) -> None:
+    def test_frozen_binary_answers_acp_initialize(binary: Binary, tmp_path: Path) -> None:
         request = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
         request["params"] = {"protocolVersion": 1, "clientCapabilities": {}}
-        done = frozen("acp", stdin=json.dumps(request) + "\n", cwd=tmp_path)
+        done = binary.run("acp", stdin=json.dumps(request) + "\n", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         reply = json.loads(done.stdout.splitlines()[0])
         assert reply["id"] == 1

@@ -111,8 +111,9 @@ async def test_the_model_is_a_config_option(
         with pytest.raises(RequestError) as unknown:
             await conn.set_config_option(config_id="model", session_id=sid, value="nope/none")
         await conn.prompt(session_id=sid, prompt=prompt_text("hi"))
-    (option,) = changed.config_options
+    option, effort = changed.config_options
     assert isinstance(option, SessionConfigOptionSelect)
+    assert effort.id == "effort"
     assert option.current_value == "anthropic/claude-opus-4-1"
     assert unknown.value.code == -32602
     assert len(editor.of(ConfigOptionUpdate)) == 1

@@ -75,11 +75,23 @@ async def test_a_prompt_streams_prose_and_reasoning_and_reports_cost(
     assert usage.cost is not None and usage.cost.currency == "USD" and usage.cost.amount > 0
     (commands,) = editor.of(AvailableCommandsUpdate)
     assert isinstance(commands, AvailableCommandsUpdate)
-    assert {c.name for c in commands.available_commands} == {"cost", "mode", "model", "skills"}
+    assert {c.name for c in commands.available_commands} == {
+        "cost",
+        "mode",
+        "model",
+        "effort",
+        "skills",
+    }
     assert session.modes is not None and len(session.modes.available_modes) == 5
     assert session.config_options is not None
-    (model,) = session.config_options
+    model, effort = session.config_options
     assert isinstance(model, SessionConfigOptionSelect)
+    assert isinstance(effort, SessionConfigOptionSelect)
+    assert (effort.id, effort.category, effort.current_value) == (
+        "effort",
+        "thought_level",
+        "medium",
+    )
     assert (model.id, model.category, model.current_value) == ("model", "model", MODEL)
 
 

@@ -115,6 +115,12 @@ class ScriptedGate:
     def grant_session(self, request: PermissionRequest) -> None:
         self.granted.append(request)
 
+    def denies_reads(self, tool: str) -> bool:
+        return False
+
+    def read_denial(self, tool: str, path: Path, *, real: bool = False) -> str | None:
+        return None
+
 
 class EchoArgs(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     text: Annotated[str, msgspec.Meta(description="Text to echo")]
@@ -169,10 +175,20 @@ def sample_tools(recorder: Recorder) -> list[AnyTool]:
 
     tools: list[AnyTool] = [
         define_tool(
-            name="echo", description="Echo.", input_type=EchoArgs, execute=echo, read_only=True
+            name="echo",
+            description="Echo.",
+            input_type=EchoArgs,
+            execute=echo,
+            read_only=True,
+            touches_files=False,
         ),
         define_tool(
-            name="boom", description="Fails.", input_type=EchoArgs, execute=boom, read_only=True
+            name="boom",
+            description="Fails.",
+            input_type=EchoArgs,
+            execute=boom,
+            read_only=True,
+            touches_files=False,
         ),
         define_tool(
             name="refuse",
@@ -180,6 +196,7 @@ def sample_tools(recorder: Recorder) -> list[AnyTool]:
             input_type=EchoArgs,
             execute=refuse,
             read_only=True,
+            touches_files=False,
         ),
         define_tool(
             name="touch",

@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from urllib.parse import parse_qsl, urlsplit
@@ -30,6 +31,8 @@ from urllib.parse import parse_qsl, urlsplit
 from tests.fake_provider._replies import RawReply, Reply, SSEReply
 from tests.fake_provider._request import RecordedRequest
 from tests.fake_provider.invariants import assert_tool_results_paired, detect_wire
+
+Responder = Callable[[RecordedRequest], Reply]
 
 NO_REPLY_MESSAGE = "fake provider: no scripted reply"
 _JOIN_TIMEOUT = 5.0
@@ -44,7 +47,7 @@ class FakeProvider:
 
     def __init__(self, *, port: int = 0) -> None:
         self._lock = threading.Lock()
-        self._queue: deque[Reply] = deque()
+        self._queue: deque[Reply | Responder] = deque()
         self.requests: list[RecordedRequest] = []
         self.replied_at: list[float] = []
         """``time.perf_counter()`` when each reply was completely sent, in order."""
@@ -59,8 +62,9 @@ class FakeProvider:
         self._thread.start()
         self._closed = False
 
-    def script(self, *replies: Reply) -> None:
-        """Queue replies after any still waiting."""
+    def script(self, *replies: Reply | Responder) -> None:
+        """Queue replies after any still waiting. A ``Responder`` builds its reply from the
+        request it answers (a reply that depends on what was asked, such as its effort)."""
         with self._lock:
             self._queue.extend(replies)
 
@@ -109,7 +113,10 @@ class FakeProvider:
     def _take(self, request: RecordedRequest) -> Reply | None:
         with self._lock:
             self.requests.append(request)
-            return self._queue.popleft() if self._queue else None
+            scripted = self._queue.popleft() if self._queue else None
+        if callable(scripted):
+            return scripted(request)
+        return scripted
 
 
 class _Server(ThreadingHTTPServer):

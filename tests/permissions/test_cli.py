@@ -19,11 +19,13 @@ def project(tmp_path: Path, hermetic_env: Path) -> Path:
     root = tmp_path / "repo"
     (root / ".earshot").mkdir(parents=True)
     (root / ".earshot/settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Read(./.env)"]}})
+    )
+    (root / ".earshot/settings.local.json").write_text(
         json.dumps(
             {
                 "permissions": {
                     "allow": ["Bash(git log *)", "Edit(src/**)"],
-                    "deny": ["Read(./.env)"],
                     "defaultMode": "accept-edits",
                 }
             }
@@ -57,8 +59,9 @@ def test_check_explains_a_compound_command_part_by_part(
                 "kind": "command",
                 "decision": "allow",
                 "rule": "Bash(git log *)",
-                "source": str(project / ".earshot/settings.json"),
-                "reason": f"allowed by Bash(git log *) (project {project}/.earshot/settings.json)",
+                "source": str(project / ".earshot/settings.local.json"),
+                "reason": "allowed by Bash(git log *) "
+                f"(local {project}/.earshot/settings.local.json)",
             },
             {
                 "command": "rm -rf x",
@@ -142,15 +145,16 @@ def test_list_prints_the_effective_rules_with_their_sources(
     found = json.loads(capsys.readouterr().out)
     user = str(hermetic_env / ".config/earshot/settings.json")
     settings = str(project / ".earshot/settings.json")
+    local = str(project / ".earshot/settings.local.json")
     assert found == {
         "defaultMode": "accept-edits",
-        "defaultModeSource": settings,
+        "defaultModeSource": local,
         "additionalDirectories": [],
         "rules": [
             {"rule": "Bash(rm *)", "list": "deny", "scope": "user", "source": user},
             {"rule": "Read(./.env)", "list": "deny", "scope": "project", "source": settings},
-            {"rule": "Bash(git log *)", "list": "allow", "scope": "project", "source": settings},
-            {"rule": "Edit(src/**)", "list": "allow", "scope": "project", "source": settings},
+            {"rule": "Bash(git log *)", "list": "allow", "scope": "local", "source": local},
+            {"rule": "Edit(src/**)", "list": "allow", "scope": "local", "source": local},
         ],
     }
 
@@ -162,7 +166,7 @@ def test_list_as_text_groups_rules_by_list(
     out = capsys.readouterr().out
     assert out.startswith("default mode: accept-edits (")
     assert out.index("deny:") < out.index("allow:")
-    assert "  Bash(git log *)  project" in out
+    assert "  Bash(git log *)  local" in out
 
 
 def test_list_with_no_settings_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -34,13 +34,13 @@ def test_rules_from_every_scope_and_the_flags_are_concatenated(
     project: Path, hermetic_env: Path
 ) -> None:
     write_settings(user_file(hermetic_env), {"deny": ["Bash(rm *)"]})
-    write_settings(project / ".earshot/settings.json", {"allow": ["Bash(git log *)"]})
-    write_settings(project / ".earshot/settings.local.json", {"ask": ["Bash(git push *)"]})
+    write_settings(project / ".earshot/settings.json", {"ask": ["Bash(git push *)"]})
+    write_settings(project / ".earshot/settings.local.json", {"allow": ["Bash(git log *)"]})
     rules = load_rules(load_settings(project), allow=["Bash(make)"], deny=["WebFetch"])
     assert [(r.text, r.action, r.scope) for r in rules.rules] == [
         ("Bash(rm *)", "deny", "user"),
-        ("Bash(git log *)", "allow", "project"),
-        ("Bash(git push *)", "ask", "local"),
+        ("Bash(git push *)", "ask", "project"),
+        ("Bash(git log *)", "allow", "local"),
         ("WebFetch", "deny", "cli"),
         ("Bash(make)", "allow", "cli"),
     ]
@@ -93,17 +93,11 @@ def test_no_settings_means_ask_mode_and_no_rules(project: Path) -> None:
     assert (rules.rules, rules.default_mode, rules.default_mode_source) == ((), "ask", None)
 
 
-def test_a_checked_in_project_file_cannot_choose_yolo(project: Path) -> None:
-    path = write_settings(project / ".earshot/settings.json", {"defaultMode": "yolo"})
-    with pytest.raises(SettingsError, match="cannot choose yolo") as caught:
-        load_rules(load_settings(project))
-    assert str(path) in str(caught.value)
-
-
 def test_additional_directories_resolve_against_the_project(project: Path) -> None:
     (project.parent / "shared").mkdir()
     write_settings(
-        project / ".earshot/settings.json", {"additionalDirectories": ["../shared", "~/notes"]}
+        project / ".earshot/settings.local.json",
+        {"additionalDirectories": ["../shared", "~/notes"]},
     )
     rules = load_rules(load_settings(project))
     assert rules.additional_directories == (
@@ -172,7 +166,7 @@ def test_an_invalid_flag_rule_names_the_flag(project: Path) -> None:
 
 def test_examples_that_hold_load_quietly(project: Path) -> None:
     write_settings(
-        project / ".earshot/settings.json",
+        project / ".earshot/settings.local.json",
         {
             "allow": [
                 {

@@ -20,6 +20,7 @@ from earshot.core.tools.base import (
 )
 from earshot.core.tools.ops import LocalFileOps
 from earshot.core.tools.state import ToolState
+from earshot.providers.types import JSONValue
 
 
 class Inner(msgspec.Struct, kw_only=True):
@@ -41,7 +42,12 @@ def _permission(args: Outer, ctx: ToolContext) -> PermissionRequest:
 
 def test_nested_types_are_inlined_into_a_plain_object_schema() -> None:
     tool = define_tool(
-        name="outer", description=" Does things. ", input_type=Outer, execute=_run, read_only=True
+        name="outer",
+        description=" Does things. ",
+        input_type=Outer,
+        execute=_run,
+        read_only=True,
+        touches_files=False,
     )
     schema = tool.input_schema
     assert "$defs" not in str(schema)
@@ -63,7 +69,12 @@ def test_nested_types_are_inlined_into_a_plain_object_schema() -> None:
 
 def test_invalid_arguments_name_the_field_for_the_model() -> None:
     tool = define_tool(
-        name="outer", description="d", input_type=Outer, execute=_run, read_only=True
+        name="outer",
+        description="d",
+        input_type=Outer,
+        execute=_run,
+        read_only=True,
+        touches_files=False,
     )
     with pytest.raises(ToolError, match=r"\$\.items\[0\]\.text"):
         tool.parse({"items": [{"text": 3}]})
@@ -85,6 +96,40 @@ def test_a_mutating_tool_without_permission_cannot_be_defined() -> None:
         permission=_permission,
     )
     assert not tool.read_only
+
+
+def test_a_read_only_tool_must_hand_the_gate_its_paths_or_say_it_touches_none() -> None:
+    with pytest.raises(ToolDefinitionError, match="touches_files=False"):
+        define_tool(name="r", description="d", input_type=Outer, execute=_run, read_only=True)
+    quiet = define_tool(
+        name="r",
+        description="d",
+        input_type=Outer,
+        execute=_run,
+        read_only=True,
+        touches_files=False,
+    )
+    assert quiet.read_only
+
+
+def test_every_builtin_file_tool_hands_the_gate_the_path_it_touches(tmp_path: Path) -> None:
+    from earshot.core.tools.registry import builtin_tools
+
+    ctx = ToolContext(cwd=tmp_path, state=ToolState())
+    calls: dict[str, dict[str, JSONValue]] = {
+        "read": {"path": "a/../b.txt"},
+        "ls": {"path": "a/../b.txt"},
+        "grep": {"pattern": "x", "path": "a/../b.txt"},
+        "glob": {"pattern": "*", "path": "a/../b.txt"},
+        "edit": {"path": "a/../b.txt", "old_string": "x", "new_string": "y"},
+        "multi_edit": {"path": "a/../b.txt", "edits": [{"old_string": "x", "new_string": "y"}]},
+        "write": {"path": "a/../b.txt", "content": "y"},
+    }
+    for tool in builtin_tools(tuple(calls)):
+        request = tool.prepare(calls[tool.name], ctx).request
+        assert tmp_path / "a/../b.txt" in request.paths, tool.name
+        if tool.name in ("edit", "multi_edit"):
+            assert request.reads == request.paths
 
 
 def test_a_same_size_rewrite_with_the_same_mtime_is_still_stale(tmp_path: Path) -> None:

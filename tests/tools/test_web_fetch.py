@@ -86,6 +86,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._redirect(f"/hop/{left - 1}")
             else:
                 self._send(200, b"arrived", "text/plain")
+        elif path == "/to-other-host":
+            self._redirect(f"http://www.other.invalid:{self.server.server_address[1]}/plain")
         elif path == "/to-localhost":
             self._redirect(f"http://localhost:{self.server.server_address[1]}/plain")
         elif path == "/to-ftp":
@@ -345,12 +347,22 @@ async def test_web_fetch_refuses_a_redirect_chain_beyond_the_limit(
 async def test_web_fetch_does_not_follow_a_redirect_to_another_host(
     site: _Server, tmp_path: Path
 ) -> None:
-    target = f"http://localhost:{site.server_address[1]}/plain"
+    target = f"http://www.other.invalid:{site.server_address[1]}/plain"
     with pytest.raises(ToolError, match="redirected to another host") as caught:
-        await fetch(make_ctx(tmp_path), {"url": site.url("/to-localhost")})
+        await fetch(make_ctx(tmp_path), {"url": site.url("/to-other-host")})
     assert target in caught.value.message
     assert "Call web_fetch with that URL" in caught.value.message
-    assert site.requests == ["/to-localhost"]
+    assert site.requests == ["/to-other-host"]
+
+
+@pytest.mark.anyio
+async def test_a_redirect_between_spellings_of_one_host_is_followed(
+    site: _Server, tmp_path: Path
+) -> None:
+    # 127.0.0.1 and localhost are one place, and one host to the permission gate
+    result = await fetch(make_ctx(tmp_path), {"url": site.url("/to-localhost")})
+    assert "kept as sent" in text_of(result)
+    assert site.requests == ["/to-localhost", "/plain"]
 
 
 @pytest.mark.anyio

@@ -4,6 +4,7 @@ the fake provider, read from the screen and its scrollback."""
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -122,6 +123,7 @@ def test_permission_prompt_denied_with_a_reason_then_allowed(
     term.type_line("make a file")
     term.wait_for("allow bash?")
     term.wait_for("touch made.txt")
+    term.wait_for(lambda: "[y]" in term.display(), "the prompt to take answers")
     term.send("n")
     term.wait_for("reason ›")
     term.type_line("not before lunch")
@@ -151,6 +153,41 @@ def test_enter_alone_denies_a_permission_prompt(
     term.wait_for("Fine.")
     assert not (repo / "x.txt").exists()
     assert "denied" in term.text()
+    assert term.exit() == 0
+
+
+def test_typing_while_a_prompt_appears_never_answers_it_and_the_draft_is_kept(
+    fake_provider: FakeProvider, term: Terminal, repo: Path
+) -> None:
+    fake_provider.script(
+        slow(anthropic.tool_calls_turn([ToolCallSpec("t1", "bash", {"command": "touch x"})]), 0.4),
+        anthropic.text_turn("Left it."),
+    )
+    term.type_line("tidy up")
+    typed = ""
+    words = "add tests and also say yes "
+    while "allow bash?" not in term.display():  # typing as the prompt comes up...
+        term.send(words[len(typed) % len(words)])
+        typed += words[len(typed) % len(words)]
+        time.sleep(0.03)
+    for _ in range(len(words)):  # ...and on after it is on screen
+        term.send(words[len(typed) % len(words)])
+        typed += words[len(typed) % len(words)]
+        time.sleep(0.03)
+    term.wait_for(lambda: "[y]" in term.display(), "the prompt to take answers")
+    assert not (repo / "x").exists()
+    assert "allowed by the user" not in term.text()
+    assert typed.strip().split()[-1] in term.input_line()  # the draft kept every key
+    term.send("n")
+    term.wait_for("reason ›")
+    term.send(ENTER)
+    term.wait_for("Left it.")
+    term.wait_for(term.idle, "the turn to end")
+    assert not (repo / "x").exists()
+    assert "tidy up" in str(fake_provider.requests[0].json()["messages"])
+    assert typed.strip().split()[-1] in term.input_line()
+    term.send(ESC)  # clear the draft, so Ctrl-D exits
+    term.wait_for(lambda: term.input_line().strip() == "›", "the box to clear")
     assert term.exit() == 0
 
 
@@ -289,6 +326,7 @@ def test_edit_permission_prompt_shows_the_diff(
     term.wait_for("allow edit?")
     term.wait_for("+gamma")
     assert "-beta" in term.display()
+    term.wait_for(lambda: "[y]" in term.display(), "the prompt to take answers")
     term.send("y")
     term.wait_for("Edited.")
     assert (repo / "notes.txt").read_text() == "alpha\ngamma\n"

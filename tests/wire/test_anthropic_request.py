@@ -41,6 +41,8 @@ SNAPSHOTS = Path(__file__).parent / "snapshots" / "anthropic-messages"
 # Read at import: the hermetic autouse fixture clears EARSHOT_* variables before each test.
 UPDATE_SNAPSHOTS = os.environ.get("EARSHOT_UPDATE_SNAPSHOTS") == "1"
 KEY = "sk-ant-api03-test-key-never-shown-0123456789"
+# Adaptive thinking asks for summarized thinking text: newer models omit it by default.
+ADAPTIVE: JSONObject = {"type": "adaptive", "display": "summarized"}
 
 
 def target(
@@ -246,7 +248,7 @@ def test_effort_models_get_adaptive_thinking_with_the_nearest_effort(
     effort: ReasoningEffort, values: list[str], sent: str
 ) -> None:
     body = body_of(ask(reasoning_effort=effort, temperature=0.2), effort_target(values))
-    assert body["thinking"] == {"type": "adaptive"}
+    assert body["thinking"] == ADAPTIVE
     assert body["output_config"] == {"effort": sent}
     assert "temperature" not in body
 
@@ -307,7 +309,7 @@ def test_unknown_model_gets_budget_thinking_and_non_reasoning_model_none() -> No
 def test_effort_wins_when_a_model_lists_both_forms() -> None:
     info = model_info("anthropic", effort=True, budget=True)
     body = body_of(ask(reasoning_effort="medium"), target(info))
-    assert body["thinking"] == {"type": "adaptive"}
+    assert body["thinking"] == ADAPTIVE
     assert body["output_config"] == {"effort": "medium"}
 
 
@@ -316,8 +318,8 @@ def test_effort_wins_when_a_model_lists_both_forms() -> None:
     [
         ("claude-opus-4-5", {"type": "enabled", "budget_tokens": 16384}),
         ("claude-opus-4-5-20251101", {"type": "enabled", "budget_tokens": 16384}),
-        ("claude-opus-4-6", {"type": "adaptive"}),
-        ("claude-sonnet-4-6", {"type": "adaptive"}),
+        ("claude-opus-4-6", ADAPTIVE),
+        ("claude-sonnet-4-6", ADAPTIVE),
     ],
 )
 def test_opus_4_5_lists_effort_but_gets_budget_thinking(model: str, thinking: JSONObject) -> None:

@@ -245,7 +245,7 @@ def test_effort_models_get_the_nearest_thinking_level(
     )
     thinking = config["thinkingConfig"]
     assert isinstance(thinking, dict)
-    assert thinking["thinkingLevel"] == level
+    assert thinking["thinkingLevel"] == level.upper()
     assert "thinkingBudget" not in thinking
     assert thinking.get("includeThoughts") is (True if effort != "none" else None)
 
@@ -280,7 +280,7 @@ def test_budget_models_get_a_thinking_budget_within_their_range(
 def test_a_model_with_levels_and_a_budget_gets_only_the_level() -> None:
     tgt = target(model_info("google", effort=True, budget=True))
     thinking = generation(body_of(ask(reasoning_effort="low"), tgt))["thinkingConfig"]
-    assert thinking == {"thinkingLevel": "low", "includeThoughts": True}
+    assert thinking == {"thinkingLevel": "LOW", "includeThoughts": True}
 
 
 def test_toggle_only_model_switches_thinking_off_with_a_zero_budget() -> None:

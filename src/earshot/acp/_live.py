@@ -9,6 +9,7 @@
                        config_option_update when it changed the mode or the model
     set_mode(id)       session/set_mode and /mode: the gate's mode + current_mode_update
     switch_model(ref)  set_config_option "model" and /model: + config_option_update
+    set_effort(level)  set_config_option "effort" and /effort: + config_option_update
     close()            abort, wait for the running prompt (bounded), close the session
 
 ``InputError`` (an empty prompt, images for a model without vision) arrives before
@@ -28,10 +29,15 @@ from typing import NoReturn
 import anyio
 from acp import RequestError
 from acp.interfaces import Client
-from acp.schema import ConfigOptionUpdate, CurrentModeUpdate, SessionConfigOptionSelect
+from acp.schema import (
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
+    SessionConfigOptionBoolean,
+    SessionConfigOptionSelect,
+)
 
 from earshot.acp._interact import Prompter
-from earshot.acp._options import model_option
+from earshot.acp._options import effort_option, model_option
 from earshot.acp._updates import STOP_REASONS, AcpStopReason, Turn, Update, said
 from earshot.core import commands
 from earshot.core.agent_session import AgentSession, CommandError
@@ -73,8 +79,13 @@ class Live:
         with contextlib.suppress(ConnectionError):
             await self.client.session_update(session_id=self.id, update=update)
 
-    def model_option(self) -> SessionConfigOptionSelect:
-        return model_option(self.session.model, self.session.model_choices())
+    def options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
+        """The model, and beside it the reasoning effort."""
+        options: list[SessionConfigOptionSelect | SessionConfigOptionBoolean]
+        options = [model_option(self.session.model, self.session.model_choices())]
+        if self.session.effort is not None:
+            options.append(effort_option(self.session.effort))
+        return options
 
     # --- turns -----------------------------------------------------------------------------
 
@@ -114,7 +125,7 @@ class Live:
     async def command(self, typed: str) -> bool | str:
         """Answer ``typed`` when it is a command offered to editors (True); False sends it
         to the model as it is; a string is the prompt a command file or skill sends."""
-        mode, model = self.session.mode, self.session.model
+        mode, model, effort = self.session.mode, self.session.model, self.session.effort
         reply = await commands.run(self.session, typed, everywhere=True)
         if reply is None:
             return False
@@ -122,8 +133,8 @@ class Live:
             return reply.send
         if self.session.mode != mode:
             await self._mode_changed()
-        if self.session.model != model:
-            await self._model_changed()
+        if self.session.model != model or self.session.effort != effort:
+            await self._options_changed()
         await self.send(said(reply.text))
         return True
 
@@ -141,7 +152,14 @@ class Live:
             await self.session.switch_model(ref)
         except CommandError as exc:
             fail(INVALID_PARAMS, str(exc))
-        await self._model_changed()
+        await self._options_changed()
+
+    async def set_effort(self, level: str) -> None:
+        try:
+            await self.session.set_effort(level)
+        except CommandError as exc:
+            fail(INVALID_PARAMS, str(exc))
+        await self._options_changed()
 
     async def _mode_changed(self) -> None:
         mode = self.session.mode
@@ -149,9 +167,9 @@ class Live:
             CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode)
         )
 
-    async def _model_changed(self) -> None:
+    async def _options_changed(self) -> None:
         update = ConfigOptionUpdate(
-            session_update="config_option_update", config_options=[self.model_option()]
+            session_update="config_option_update", config_options=self.options()
         )
         await self.send(update)
 

@@ -5,6 +5,8 @@
     mode_state(mode)          earshot's five permission modes as ACP session modes
     model_option(ref, refs)   the model as a select config option (category "model"), the
                               choices from ``AgentSession.model_choices``
+    effort_option(choice)     the reasoning effort as a select config option (category
+                              "thought_level"): off, low, medium, high, max
     available_commands()      the session's commands offered to editors (``everywhere``)
 
 A mode is the person's choice in the editor, the same as ``--permission-mode``: deny rules
@@ -26,6 +28,7 @@ from acp.schema import (
 from earshot.core.agent_session import AgentSession
 from earshot.core.commands import table
 from earshot.core.permissions import MODES, Mode
+from earshot.providers.effort import EFFORT_LEVELS, EffortChoice
 
 MODE_TEXT: dict[Mode, tuple[str, str]] = {
     "plan": ("Plan", "Read and plan only: every change is refused"),
@@ -35,6 +38,7 @@ MODE_TEXT: dict[Mode, tuple[str, str]] = {
     "yolo": ("YOLO", "Everything goes ahead except what a deny rule forbids"),
 }
 MODEL_OPTION = "model"
+EFFORT_OPTION = "effort"
 
 
 def available_commands(session: AgentSession | None = None) -> list[AvailableCommand]:
@@ -51,6 +55,23 @@ def available_commands(session: AgentSession | None = None) -> list[AvailableCom
         for c in table(session).values()
         if c.everywhere
     ]
+
+
+def effort_option(choice: EffortChoice) -> SessionConfigOptionSelect:
+    """The effort in force; ``description`` says what the model's wire is sent for it."""
+    current = choice.level or "off"
+    return SessionConfigOptionSelect(
+        type="select",
+        id=EFFORT_OPTION,
+        name="Effort",
+        category="thought_level",
+        description=choice.summary,
+        current_value=current,
+        options=[
+            SessionConfigSelectOption(value=level, name=level.capitalize())
+            for level in EFFORT_LEVELS
+        ],
+    )
 
 
 def mode_state(mode: Mode) -> SessionModeState:
@@ -75,9 +96,11 @@ def model_option(current: str, refs: list[str]) -> SessionConfigOptionSelect:
 
 
 __all__ = [
+    "EFFORT_OPTION",
     "MODEL_OPTION",
     "MODE_TEXT",
     "available_commands",
+    "effort_option",
     "mode_state",
     "model_option",
 ]

@@ -16,7 +16,8 @@
     session/cancel      AgentSession.abort(): the model stream, running tools, and a
                         pending permission request or question (answered as cancelled)
     session/set_mode    the gate's mode (+ current_mode_update)
-    set_config_option   "model": switch_model (+ config_option_update)
+    set_config_option   "model": switch_model, "effort": the reasoning effort
+                        (+ config_option_update)
 
 Client MCP servers and additional directories are refused with an error that says what to
 do instead: a capability not declared is never silently taken. Failures a person can fix
@@ -68,7 +69,7 @@ from earshot._base.errors import UserError
 from earshot.acp._content import PromptBlock, PromptError, prompt_text, turn_parts
 from earshot.acp._interact import Prompter
 from earshot.acp._live import INTERNAL_ERROR, INVALID_PARAMS, SHUTDOWN_GRACE_S, Live, fail
-from earshot.acp._options import MODEL_OPTION, available_commands, mode_state
+from earshot.acp._options import EFFORT_OPTION, MODEL_OPTION, available_commands, mode_state
 from earshot.acp._updates import Update, plan_update, replay
 from earshot.core.agent_session import (
     AgentSession,
@@ -166,7 +167,7 @@ class EarshotAcpAgent:
         return NewSessionResponse(
             session_id=live.id,
             modes=mode_state(live.session.mode),
-            config_options=[live.model_option()],
+            config_options=live.options(),
         )
 
     async def load_session(
@@ -185,7 +186,7 @@ class EarshotAcpAgent:
             await live.send(update)
         self._after_reply(live)
         return LoadSessionResponse(
-            modes=mode_state(live.session.mode), config_options=[live.model_option()]
+            modes=mode_state(live.session.mode), config_options=live.options()
         )
 
     async def resume_session(
@@ -199,7 +200,7 @@ class EarshotAcpAgent:
         live = self._reopen(cwd, session_id, mcp_servers, additional_directories)
         self._after_reply(live)
         return ResumeSessionResponse(
-            modes=mode_state(live.session.mode), config_options=[live.model_option()]
+            modes=mode_state(live.session.mode), config_options=live.options()
         )
 
     async def list_sessions(
@@ -292,12 +293,16 @@ class EarshotAcpAgent:
         self, config_id: str, session_id: str, value: str | bool, **kwargs: object
     ) -> SetSessionConfigOptionResponse:
         live = self._live(session_id)
-        if config_id != MODEL_OPTION or not isinstance(value, str):
+        if config_id not in (MODEL_OPTION, EFFORT_OPTION) or not isinstance(value, str):
             fail(
-                INVALID_PARAMS, f"earshot has no option {config_id!r} of that type; it has 'model'"
+                INVALID_PARAMS,
+                f"earshot has no option {config_id!r} of that type; it has 'model' and 'effort'",
             )
-        await live.switch_model(value)
-        return SetSessionConfigOptionResponse(config_options=[live.model_option()])
+        if config_id == EFFORT_OPTION:
+            await live.set_effort(value)
+        else:
+            await live.switch_model(value)
+        return SetSessionConfigOptionResponse(config_options=live.options())
 
     # --- helpers -----------------------------------------------------------------------------
 

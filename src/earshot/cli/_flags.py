@@ -38,6 +38,14 @@ FLAGS: tuple[Flag, ...] = (
         "The model (default: settings, else a provider with a key).",
     ),
     Flag(
+        ("--effort",),
+        "effort",
+        "str",
+        "LEVEL",
+        "Reasoning effort: off, low, medium, high or max (default: settings, else medium "
+        "for models that reason).",
+    ),
+    Flag(
         ("--output-format",),
         "output_format",
         "str",
@@ -155,6 +163,7 @@ def session_options(values: dict[str, FlagValue], cwd: Path) -> SessionOptions:
     return SessionOptions(
         cwd=cwd,
         model=text_flag(values, "model"),
+        effort=text_flag(values, "effort"),
         permission_mode=text_flag(values, "permission_mode"),
         sandbox=text_flag(values, "sandbox"),
         allow=words_flag(values, "allow"),

@@ -3,6 +3,7 @@
 Sections, in order::
 
     earshot      version, Python, platform, whether this is a frozen binary
+    build        python | folder | single file (with where it unpacked: docs/build.md)
     compiled     each mypyc-compiled module: compiled | pure | fallback (a compiled file
                  that failed to load, so the module runs as pure Python; one warning)
     versions     msgspec, httpx, anyio, tree-sitter, tree-sitter-bash
@@ -18,6 +19,7 @@ part of what scripts rely on: add fields, never rename them.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import platform
 import shutil
@@ -67,6 +69,22 @@ def compiled_status() -> list[JSONObject]:
         record["file"] = getattr(module, "__file__", None)
         records.append(record)
     return records
+
+
+def build_info() -> JSONObject:
+    """Which build runs: a Python install, the folder build, or the single file, which runs
+    the folder build it unpacked (``.earshot-onefile.json`` beside it) into the cache dir, or
+    into a temporary dir when that could not be written."""
+    if not getattr(sys, "frozen", False):
+        return {"kind": "python", "path": str(Path(__file__).parents[1])}
+    here = Path(sys.executable).parent
+    try:
+        marker = json.loads((here / ".earshot-onefile.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"kind": "folder", "path": str(here)}
+    cached = isinstance(marker, dict) and marker.get("cached") is True
+    single = os.environ.get("EARSHOT_ONEFILE")
+    return {"kind": "single file", "path": single, "unpacked": str(here), "cached": cached}
 
 
 def _config(cwd: Path) -> tuple[list[JSONValue], JSONObject, list[str]]:
@@ -204,6 +222,7 @@ def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
         },
         "platform": sys.platform,
         "frozen": bool(getattr(sys, "frozen", False)),
+        "build": build_info(),
         "compiled": list[JSONValue](compiled),
         "versions": {name: _package_version(name) for name in PACKAGES},
         "config": files,
@@ -217,12 +236,22 @@ def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
     return data, warnings, problems
 
 
+def _build_line(build: JSONValue) -> str:
+    assert isinstance(build, dict)
+    line = f"build: {build['kind']} {build['path']}"
+    if "unpacked" in build:
+        where = "unpacked at" if build["cached"] else "temporary unpack (cache dir unwritable) at"
+        line += f", {where} {build['unpacked']}"
+    return line
+
+
 def _text(data: JSONObject) -> str:
     python = data["python"]
     assert isinstance(python, dict)
     lines = [
         f"earshot {data['earshot']} (Python {python['version']} {python['implementation']}, "
         f"{data['platform']}{', frozen binary' if data['frozen'] else ''})",
+        _build_line(data["build"]),
         "",
         "compiled modules",
     ]

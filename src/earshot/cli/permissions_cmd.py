@@ -2,8 +2,11 @@
 
 ``check`` evaluates one request written like a rule (``Bash(git log; rm -rf x)``,
 ``Read(PATH)``, ``Edit(PATH)``, ``Write(PATH)``, ``WebFetch(URL)``, ``mcp__server__tool``)
-with the real settings of the working directory. Exit status 0 whatever the decision; 2 for
-a malformed request, an unknown mode or settings earshot cannot use.
+with the real settings of the working directory. It takes the path the tools take: the real
+tool (``read``, ``edit``, ``write``, ``web_fetch``, ``bash``) describes the call, and a
+``PermissionGate`` decides it, so ``check`` and a real call cannot disagree. Exit status 0
+whatever the decision; 2 for a malformed request, an unknown mode or settings earshot
+cannot use.
 """
 
 from __future__ import annotations
@@ -15,8 +18,17 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from earshot.core.config.settings import SettingsError, load_settings
-from earshot.core.permissions import Decision, Mode, RuleSet, decide, load_rules, parse_mode
-from earshot.core.tools.base import PermissionRequest
+from earshot.core.permissions import (
+    Decision,
+    Mode,
+    PermissionGate,
+    RuleSet,
+    load_rules,
+    parse_mode,
+)
+from earshot.core.tools.base import PermissionRequest, ToolContext, ToolError
+from earshot.core.tools.state import ToolState
+from earshot.providers.types import JSONValue
 
 USAGE_ERROR = 2
 _REQUEST = re.compile(r"(Bash|Read|Edit|Write|WebFetch)\((.*)\)", re.DOTALL)
@@ -28,8 +40,32 @@ class RequestError(ValueError):
     """A request that cannot be read; the message says how to write it."""
 
 
+def _arguments(tool: str, argument: str) -> tuple[str, dict[str, JSONValue]]:
+    """The earshot tool a request names and the arguments a model would send it."""
+    match tool:
+        case "Bash":
+            return "bash", {"command": argument}
+        case "WebFetch":
+            url = argument.strip()
+            url = url if "://" in url else f"https://{url}"
+            try:
+                host = urlsplit(url).hostname
+            except ValueError:
+                host = None
+            if not host:
+                raise RequestError(f"no host in {url!r}; write WebFetch(https://example.com/page)")
+            return "web_fetch", {"url": url}
+        case "Read":
+            return "read", {"path": argument.strip()}
+        case "Write":
+            return "write", {"path": argument.strip(), "content": ""}
+        case _:
+            return "edit", {"path": argument.strip(), "old_string": "", "new_string": ""}
+
+
 def parse_request(text: str, cwd: Path) -> tuple[PermissionRequest, bool]:
-    """The request ``text`` describes and whether its tool is read-only."""
+    """The request ``text`` describes, as the real tool describes it to the gate, and
+    whether that tool is read-only."""
     text = text.strip()
     if _MCP.fullmatch(text):
         return PermissionRequest(tool=text, kind="other", detail=text), False
@@ -39,23 +75,15 @@ def parse_request(text: str, cwd: Path) -> tuple[PermissionRequest, bool]:
             f"cannot read the request {text!r}; write Tool(argument), for example {_EXAMPLES}, "
             "or an MCP tool name such as mcp__server__tool"
         )
-    tool, argument = found.group(1), found.group(2)
-    if tool == "Bash":
-        return PermissionRequest(
-            tool="bash", kind="execute", command=argument, detail=argument
-        ), False
-    if tool == "WebFetch":
-        url = argument.strip()
-        host = urlsplit(url if "://" in url else f"https://{url}").hostname
-        if not host:
-            raise RequestError(f"no host in {url!r}; write WebFetch(https://example.com/page)")
-        return PermissionRequest(tool="web_fetch", kind="fetch", domain=host, detail=url), False
-    path = Path(argument.strip()).expanduser()
-    path = path if path.is_absolute() else cwd / path
-    if tool == "Read":
-        return PermissionRequest(tool="read", kind="read", paths=(path,), detail=str(path)), True
-    name = "write" if tool == "Write" else "edit"
-    return PermissionRequest(tool=name, kind="edit", paths=(path,), detail=str(path)), False
+    from earshot.core.tools.registry import builtin_tools
+
+    name, raw = _arguments(found.group(1), found.group(2))
+    tool = builtin_tools((name,))[0]
+    try:
+        prepared = tool.prepare(raw, ToolContext(cwd=cwd, state=ToolState()))
+    except ToolError as exc:
+        raise RequestError(exc.message) from exc
+    return prepared.request, tool.read_only
 
 
 def _fail(message: str) -> int:
@@ -71,8 +99,10 @@ def check(request: str, *, mode: str | None, as_json: bool, cwd: Path | None = N
         rules = load_rules(load_settings(where))
     except (ValueError, SettingsError) as exc:
         return _fail(str(exc))
+    for notice in rules.notices:
+        sys.stderr.write(f"earshot: warning: {notice}\n")
     effective = chosen or rules.default_mode
-    decision = decide(rules, effective, where, parsed, read_only=read_only)
+    decision = PermissionGate(rules, effective, where).check(parsed, read_only=read_only)
     if as_json:
         sys.stdout.write(json.dumps(_decision_json(decision, effective), indent=2) + "\n")
     else:
@@ -132,6 +162,8 @@ def list_rules(*, as_json: bool, cwd: Path | None = None) -> int:
         rules = load_rules(load_settings(where))
     except SettingsError as exc:
         return _fail(str(exc))
+    for notice in rules.notices:
+        sys.stderr.write(f"earshot: warning: {notice}\n")
     ordered = sorted(rules.rules, key=lambda r: ("deny", "ask", "allow").index(r.action))
     if as_json:
         payload = {

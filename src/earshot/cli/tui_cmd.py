@@ -55,6 +55,14 @@ def main(args: list[str]) -> int:
     cwd = Path(text_flag(values, "cwd") or Path.cwd()).resolve()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd}: no such directory")
+    effort = text_flag(values, "effort")
+    if effort is not None:  # refused before the UI is drawn
+        from earshot.providers.effort import parse_effort
+
+        try:
+            parse_effort(effort, where="--effort")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
     from earshot.cli._sources import mcp_servers
     from earshot.cli.trust_cmd import ask_once
     from earshot.tui.main import TuiOptions, run

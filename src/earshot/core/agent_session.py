@@ -46,6 +46,7 @@ from earshot.core.config.targets import (
     load_catalog,
     target_for,
 )
+from earshot.core.effort import EffortPolicy, SessionEffort
 from earshot.core.extend import hooks, mdcommands, skills, trust
 from earshot.core.extend.hooks import HookRun
 from earshot.core.extend.lifecycle import SessionHooks, notifying
@@ -70,6 +71,7 @@ from earshot.core.undo.recorder import UndoRecorder
 from earshot.providers import types as pt
 from earshot.providers.auth import AuthStore
 from earshot.providers.catalog import CatalogError, ModelCatalog, parse_ref
+from earshot.providers.effort import EffortChoice, EffortLevel, parse_effort
 from earshot.providers.errors import ProviderError
 from earshot.providers.registry import PROVIDERS, key_from_env
 from earshot.providers.retry import RetryPolicy
@@ -106,6 +108,17 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
         if isinstance(entry, MessageEntry)
     }
     return [ids.get(id(message)) for message in history]
+
+
+def _recorded_level(recorded: str | None) -> EffortLevel | None:
+    """A resumed session's last effort (None when none was recorded, or it is not a level
+    this build knows)."""
+    if recorded is None:
+        return None
+    try:
+        return parse_effort(recorded)
+    except ValueError:
+        return None
 
 
 def error_text(exc: Exception) -> str:
@@ -201,6 +214,7 @@ class AgentSession:
                 else rules.default_mode
             )
             sandbox_mode = parse_sandbox_mode(options.sandbox) if options.sandbox else None
+            chosen = parse_effort(options.effort, where="--effort") if options.effort else None
         except ValueError as exc:
             raise SessionSetupError(str(exc)) from exc
         sandbox_config = load_sandbox_config(settings.files, project_root(cwd), mode=sandbox_mode)
@@ -225,6 +239,13 @@ class AgentSession:
         else:
             transcript = store.create(model=ref)
         resumed = source is not None
+        recorded = transcript.tree.effort() if resumed else None
+        policy = EffortPolicy(
+            chosen=chosen or _recorded_level(recorded),
+            per_model=settings.model_efforts,
+            setting=settings.reasoning_effort,
+        )
+        effort = SessionEffort(policy, target, recorded=recorded)
         history: list[pt.Message] = transcript.history() if resumed else []
         state = ToolState()
         state.sandbox = confined = open_sandbox(
@@ -270,6 +291,7 @@ class AgentSession:
             ask=ask,
             max_turns=options.max_turns,
             max_budget_usd=budget if budget is not None else settings.max_budget_usd,
+            effort=effort,
             history=history,
             entry_ids=_entry_ids(transcript, history) if resumed else [],
             state=state,
@@ -279,6 +301,8 @@ class AgentSession:
             retry=None if retries is None else RetryPolicy(max_retries=retries),
             sources=sources,
         )
+        if effort.choice.note and not effort.choice.defaulted:
+            notices.append(effort.choice.note)
         session = cls(
             agent=agent,
             transcript=transcript,
@@ -291,7 +315,7 @@ class AgentSession:
             extra_tools=extra_tools,
             sources=sources,
             resumed=resumed,
-            warnings=[*(transcript.warnings() if resumed else ()), *notices],
+            warnings=[*rules.notices, *(transcript.warnings() if resumed else ()), *notices],
             memory_files=[str(f.path) for f in memory],
             skills=found_skills,
             user_commands=found_commands,
@@ -482,6 +506,24 @@ class AgentSession:
         models = sorted(self.catalog.models(provider), key=lambda info: info.id)
         refs += [f"{provider}/{info.id}" for info in models[:MAX_CATALOG_MODELS]]
         return list(dict.fromkeys(refs))
+
+    @property
+    def effort(self) -> EffortChoice | None:
+        """The reasoning effort the next model call sends (None: the loop has none)."""
+        return self.agent.effort.choice if self.agent.effort is not None else None
+
+    async def set_effort(self, value: str) -> EffortChoice:
+        """Use effort ``value`` from the next call on; a session that replaces this one
+        (``reopen``) keeps it."""
+        if self.agent.effort is None:
+            raise CommandError("this session has no reasoning effort to set")
+        try:
+            level = parse_effort(value.strip(), where="/effort")
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        choice = await self.agent.effort.set(level, self.agent.target, self.agent.transcript)
+        self.options = replace(self.options, effort=level)
+        return choice
 
     def cost(self) -> SessionCost:
         run = self.agent.total_cost_usd

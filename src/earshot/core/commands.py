@@ -26,6 +26,7 @@ from earshot.core.extend.skills import Skill
 from earshot.core.extensions import ExtraCommand
 from earshot.core.loop.events import AgentEvent
 from earshot.core.permissions import MODES
+from earshot.providers.effort import EFFORT_LEVELS
 from earshot.providers.errors import ProviderError
 from earshot.providers.types import text_of
 
@@ -84,8 +85,25 @@ async def cmd_model(session: AgentSession, arg: str) -> CommandReply:
         return _say(
             f"Current model: {session.model}\nswitch with /model provider/model, e.g.\n{listed}"
         )
-    ref = await session.switch_model(arg)
-    return _say(f"Switched model: {ref} (from the next model call)")
+    wanted, _, level = arg.partition(" ")
+    ref = await session.switch_model(wanted)
+    lines = [f"Switched model: {ref} (from the next model call)"]
+    if level.strip():
+        choice = await session.set_effort(level)
+        lines.append(f"Effort: {choice.summary}")
+    elif session.effort is not None:
+        lines.append(f"Effort: {session.effort.summary}")
+    return _say("\n".join(lines))
+
+
+async def cmd_effort(session: AgentSession, arg: str) -> CommandReply:
+    if arg:
+        choice = await session.set_effort(arg)
+        return _say(f"Effort: {choice.summary} (from the next model call)")
+    if session.effort is None:
+        return _error("this session has no reasoning effort to set")
+    levels = ", ".join(EFFORT_LEVELS)
+    return _say(f"Effort: {session.effort.summary}\nset with /effort LEVEL ({levels})")
 
 
 async def cmd_mode(session: AgentSession, arg: str) -> CommandReply:
@@ -316,9 +334,16 @@ COMMANDS: dict[str, Command] = {
     for c in (
         Command(
             "model",
-            "show or switch the model: /model provider/model",
+            "show or switch the model: /model provider/model [EFFORT]",
             cmd_model,
             hint="provider/model",
+            everywhere=True,
+        ),
+        Command(
+            "effort",
+            "show or set the reasoning effort (" + ", ".join(EFFORT_LEVELS) + ")",
+            cmd_effort,
+            hint="level",
             everywhere=True,
         ),
         Command(

@@ -111,6 +111,7 @@ class InitInfo:
     permission_mode: str
     version: str
     memory_files: list[str] = field(default_factory=list)
+    effort: JSONObject | None = None
 
 
 # --- record builders -----------------------------------------------------------------------
@@ -137,7 +138,7 @@ def _ms(value: float) -> int:
 def _init_record(info: InitInfo) -> Record:
     tools: list[JSONValue] = [*info.tools]
     memory: list[JSONValue] = [*info.memory_files]
-    return _record(
+    record = _record(
         "init",
         session_id=info.session_id,
         model=info.model,
@@ -147,6 +148,9 @@ def _init_record(info: InitInfo) -> Record:
         version=info.version,
         memory_files=memory,
     )
+    if info.effort is not None:
+        record["effort"] = info.effort
+    return record
 
 
 def _reasoning_text(event: AssistantMessage) -> str:

@@ -107,6 +107,7 @@ async def _run_session(
             permission_mode=session.mode,
             version=__version__,
             memory_files=session.memory_files,
+            effort=session.effort.record() if session.effort is not None else None,
         )
     )
     for warning in [*session.warnings, *notices]:

@@ -15,7 +15,9 @@
 Keys: Esc interrupts a turn (and clears the box when idle); Ctrl-C interrupts, twice exits;
 Ctrl-D on an empty box exits; Shift-Tab cycles the permission mode. A permission prompt
 takes y (allow once), a (allow this exact action for the session), n (deny, with an
-optional reason); Enter alone denies: the default is never "allow".
+optional reason); Enter alone denies: the default is never "allow". It takes no key until
+it has been on screen ~300 ms with nothing typed (``_grace``): keys typed before stay in the
+draft.
 """
 
 from __future__ import annotations
@@ -121,6 +123,8 @@ def _approval(tui: Tui) -> StyleAndTextTuples | ANSI:
         lines.append("  this covers: " + "; ".join(req.parts)[: painter.width * 2])
     if pending.denying:
         lines.append("  deny: type a reason for the model (optional), Enter to send, Esc back")
+    elif not pending.armed:
+        lines.append("  … keys go to your message until you stop typing; then y / a / n")
     else:
         lines.append(
             "  \x1b[1m[y]\x1b[0m allow once · \x1b[1m[a]\x1b[0m allow for this session · "

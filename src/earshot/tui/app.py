@@ -37,6 +37,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from earshot import __version__
 from earshot.tui._attach import Attachments
+from earshot.tui._grace import TypingGrace
 from earshot.tui._history import project_history
 
 if TYPE_CHECKING:
@@ -58,9 +59,13 @@ DOUBLE_PRESS = 2.0
 
 @dataclass
 class PendingApproval:
+    """``armed``: the prompt takes answers (``_grace``); ``drawn_at``: first on screen."""
+
     request: ApprovalRequest
     future: asyncio.Future[Approval]
     denying: bool = False
+    drawn_at: float | None = None
+    armed: bool = False
 
 
 @dataclass
@@ -119,7 +124,9 @@ class Tui:
         self.side = Buffer(multiline=False, name="side")
         self.windows: dict[str, Window] = {}
         self.buffer.on_text_changed += self._typed
+        self.grace = TypingGrace()
         self.app: Application[int] = build(self)
+        self.app.after_render += self._rendered
 
     @property
     def session(self) -> AgentSession:
@@ -160,12 +167,17 @@ class Tui:
         return self.busy or (self.turn is not None and not self.turn.done())
 
     async def approve(self, request: ApprovalRequest) -> Approval:
+        """Show the prompt; it takes answers only once armed (``_grace``): until then the
+        input box keeps the focus and what is typed stays in the draft."""
         future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
-        self.approval = PendingApproval(request, future)
-        self.focus("approval")
+        pending = PendingApproval(request, future)
+        self.approval = pending
+        self.app.invalidate()
+        arming = asyncio.ensure_future(self._arm(pending))
         try:
             return await future
         finally:
+            arming.cancel()
             self.approval = None
             self.side.reset()
             self.focus("input")
@@ -233,7 +245,18 @@ class Tui:
         self.painter.width = width
         return self.painter
 
+    async def _arm(self, pending: PendingApproval) -> None:
+        await self.grace.wait(lambda: pending.drawn_at)
+        pending.armed = True
+        self.focus("approval")
+
+    def _rendered(self, _: object) -> None:
+        pending = self.approval
+        if pending is not None and pending.drawn_at is None:
+            pending.drawn_at = time.monotonic()
+
     def _typed(self, _: Buffer) -> None:
+        self.grace.typed()
         if self.hint:
             self.hint = ""
 
@@ -398,6 +421,7 @@ class Tui:
             context_window=session.window,
             cost_usd=session.cost().total_usd,
             session_id=session.id,
+            effort=session.effort.label if session.effort is not None else "",
         )
 
     def cycle_mode(self) -> None:

@@ -371,9 +371,11 @@ def status_text(
     cost_usd: float | None,
     session_id: str,
     extra: Sequence[str] = (),
+    effort: str = "",
 ) -> str:
-    """``model · mode · ctx N% · $cost · session`` (a plain string)."""
-    parts = [model, mode]
+    """``model · effort E · mode · ctx N% · $cost · session`` (a plain string; no effort
+    part when the model does not reason)."""
+    parts = [model, f"effort {effort}", mode] if effort else [model, mode]
     if context_window > 0:
         parts.append(f"ctx {min(100, round(100 * context_tokens / context_window))}%")
     parts.append("$?" if cost_usd is None else f"${cost_usd:.4f}")

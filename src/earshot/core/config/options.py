@@ -15,6 +15,7 @@ from pathlib import Path
 class SessionOptions:
     cwd: Path
     model: str | None = None
+    effort: str | None = None
     permission_mode: str | None = None
     sandbox: str | None = None
     allow: Sequence[str] = ()

@@ -28,6 +28,7 @@ from pathlib import Path
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
 from earshot._base.jsonfile import JSONFileError, load_json_object
+from earshot.providers.effort import EffortLevel, parse_effort
 from earshot.providers.models import WIRE_NAMES, WireName
 from earshot.providers.registry import ProviderSettings
 from earshot.providers.retry import MAX_RETRIES
@@ -58,6 +59,9 @@ class Settings:
     max_retries: int | None = None
     """Retries of a failed model call (``maxRetries``, then ``EARSHOT_MAX_RETRIES``); None
     means the retry policy's default."""
+    reasoning_effort: EffortLevel | None = None
+    model_efforts: dict[str, EffortLevel] = field(default_factory=dict)
+    """``reasoningEffort`` per ``provider/model`` (from ``models.<provider>.<model>``)."""
 
     def provider(self, provider_id: str) -> ProviderSettings | None:
         return self.providers.get(provider_id)
@@ -140,6 +144,8 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
         if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
             raise _fail(path, '"verifyRounds"', "must be a whole number, 1 or more")
         settings.verify_rounds = rounds
+    if "reasoningEffort" in data:
+        settings.reasoning_effort = _effort(data["reasoningEffort"], path, '"reasoningEffort"')
     if "maxBudgetUsd" in data:
         budget = data["maxBudgetUsd"]
         if not isinstance(budget, int | float) or isinstance(budget, bool) or budget <= 0:
@@ -162,13 +168,30 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
     for pid, entries in models.items():
         if not isinstance(entries, dict):
             raise _fail(path, f'"models.{pid}"', "must be an object keyed by model id")
-        merged = settings.models.setdefault(pid, {})
         for model_id, fields in entries.items():
+            where = f'"models.{pid}.{model_id}'
             if not isinstance(fields, dict):
-                raise _fail(path, f'"models.{pid}.{model_id}"', "must be an object of fields")
+                raise _fail(path, f'{where}"', "must be an object of fields")
             if "wire" in fields:
-                _wire(fields, path, f'"models.{pid}.{model_id}"')
-            merged[model_id] = {**merged.get(model_id, {}), **fields}
+                _wire(fields, path, f'{where}"')
+            fields = dict(fields)
+            if "reasoningEffort" in fields:
+                effort = _effort(fields.pop("reasoningEffort"), path, f'{where}.reasoningEffort"')
+                settings.model_efforts[f"{pid}/{model_id}"] = effort
+            if fields:  # catalog overrides; an entry holding only an effort overrides nothing
+                merged = settings.models.setdefault(pid, {})
+                merged[model_id] = {**merged.get(model_id, {}), **fields}
+
+
+def _effort(value: JSONValue, path: Path, where: str) -> EffortLevel:
+    if not isinstance(value, str):
+        raise _fail(path, where, "must be one of off, low, medium, high, max")
+    try:
+        return parse_effort(value, where=where)
+    except ValueError as exc:
+        raise _fail(
+            path, where, f"must be one of off, low, medium, high, max, not {value!r}"
+        ) from exc
 
 
 def _retries(value: JSONValue, fail: Callable[[str], SettingsError]) -> int:

@@ -130,9 +130,11 @@ class ToolBatch:
                 continue
             request = prepared.request
             title = _title(call, request)
-            yield ToolCallRequested(
-                call=call, read_only=tool.read_only, title=title, detail=request.detail
-            )
+            decision = self.gate.check(request, read_only=tool.read_only)
+            # a refused call shows no detail: an edit's diff of a file a Read rule denies
+            # would put the file's lines on screen
+            detail = "" if decision.outcome == "deny" else request.detail
+            yield ToolCallRequested(call=call, read_only=tool.read_only, title=title, detail=detail)
             judged: HookOutcome | None = None
             if self.hooks:
                 judged = await self.hooks.run(
@@ -144,7 +146,6 @@ class ToolBatch:
                 self.hook_runs += judged.runs
                 for event in hook_notices(judged):
                     yield event
-            decision = self.gate.check(request, read_only=tool.read_only)
             outcome, reason, asked = decision.outcome, decision.reason, False
             if judged is not None and (judged.blocked or judged.stop):
                 outcome, reason = "deny", f"blocked by a PreToolUse hook: {judged.reason}"

@@ -35,6 +35,7 @@ import anyio
 
 from earshot._base.aio import race
 from earshot._base.json import JSONObject
+from earshot.core.effort import SessionEffort
 from earshot.core.extend.hooks import HookRun, Hooks
 from earshot.core.extend.names import narrowed
 from earshot.core.extensions import ToolSource
@@ -99,6 +100,7 @@ class Agent:
         max_turns: int | None = None,
         max_budget_usd: float | None = None,
         reasoning_effort: pt.ReasoningEffort | None = None,
+        effort: SessionEffort | None = None,
         max_output_tokens: int | None = None,
         retry: RetryPolicy | None = None,
         client: httpx.AsyncClient | None = None,
@@ -136,6 +138,7 @@ class Agent:
         self.max_turns = max_turns
         self.max_budget_usd = max_budget_usd
         self.reasoning_effort = reasoning_effort
+        self.effort = effort  # when set, its choice overrides ``reasoning_effort``
         self.max_output_tokens = max_output_tokens
         self.model: ModelClient = model or ProviderModel(client=client, retry=retry)
         self.files = files or LocalFileOps()
@@ -188,6 +191,8 @@ class Agent:
         self.target = target
         if self.transcript is not None:
             await self.transcript.append_model_switch(target.ref)
+        if self.effort is not None:
+            self.effort.retarget(target)
 
     def restore(self, history: Sequence[pt.Message], entry_ids: Sequence[str | None]) -> None:
         """Continue from another branch of the transcript (a rewind): its history, and the
@@ -237,6 +242,8 @@ class Agent:
         cost_usd: float | None = None,
     ) -> None:
         entry: str | None = None
+        if self.effort is not None:
+            await self.effort.record(self.transcript)
         if self.transcript is not None:
             entry = await self.transcript.append_message(
                 message,
@@ -260,7 +267,7 @@ class Agent:
             system=self.system,
             messages=shape(self.history, self.policy),
             tools=self._specs(),
-            reasoning_effort=self.reasoning_effort,
+            reasoning_effort=self.effort.choice.request if self.effort else self.reasoning_effort,
             max_output_tokens=self.max_output_tokens,
             abort=self._abort,
         )
@@ -353,6 +360,7 @@ class Agent:
             ask=self.ask,
             escalate=sandbox_escalation(self.approve, self.gate, self._abort),
             vision=vision,
+            guard=self.gate,
         )
 
     async def _observe(self, result: ToolResult) -> None:

@@ -13,6 +13,7 @@ Tests and other front-ends may pass their own implementations; conformance is st
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from earshot.core.permissions import Mode
@@ -56,6 +57,15 @@ class Gate(Protocol):
 
     def grant_session(self, request: PermissionRequest) -> None: ...
 
+    def denies_reads(self, tool: str) -> bool:
+        """Whether any deny rule could keep ``tool`` from reading some path."""
+        ...
+
+    def read_denial(self, tool: str, path: Path, *, real: bool = False) -> str | None:
+        """The deny rule that keeps ``tool`` from reading ``path``: grep, glob and ls ask
+        it about every entry below the directory the gate let them into."""
+        ...
+
 
 class Snapshotter(Protocol):
     async def snapshot(self, label: str = "") -> str | None: ...
@@ -74,6 +84,8 @@ class Recorder(Protocol):
     ) -> str: ...
 
     async def append_model_switch(self, model: str) -> str: ...
+
+    async def append_effort(self, effort: str, sent: str = "") -> str: ...
 
     async def append_todos(self, todos: list[Todo]) -> str: ...
 

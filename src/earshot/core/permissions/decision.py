@@ -25,12 +25,12 @@ file system only to resolve symlinks.
 from __future__ import annotations
 
 import os
-import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, assert_never
 
 from earshot.core.permissions import match as m
+from earshot.core.permissions import paths as pp
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
 from earshot.core.permissions.shell import ParsedLine, ShellCommand, ShellWrite, parse_line
 from earshot.core.tools.base import PermissionRequest
@@ -98,7 +98,7 @@ class _Place:
     once per decision and only when a path needs them."""
 
     def __init__(self, rules: RuleSet, cwd: Path) -> None:
-        self.cwd = posixpath.normpath(cwd.as_posix())
+        self.cwd = pp.lexical("/", cwd.as_posix())
         self._rules = rules
         self._real_cwd = ""
 
@@ -114,9 +114,7 @@ class _Place:
     def forms(self, path: str) -> tuple[str, str]:
         """The path as given (normalised, relative to cwd if relative) and with symlinks
         resolved."""
-        joined = posixpath.join(self.cwd, path)
-        # realpath follows each symlink before it applies the ".." after it, as the kernel does
-        return posixpath.normpath(joined), _real(joined)
+        return pp.forms(self.cwd, path)
 
     def outside(self, real: str) -> bool:
         return not any(_under(real, root) for root in self.roots())
@@ -210,7 +208,7 @@ def _path_verdict(
 ) -> _Verdict:
     forms = [place.forms(p) for p in paths]
     every = tuple(f for pair in forms for f in pair)
-    deny = m.first_path_match(rules.select("deny", tool), every, place.cwd, place.real_cwd)
+    deny = pp.first_match(rules.select("deny", tool), every, place.cwd, place.real_cwd)
     early = _early(deny, read_only, mode)
     if early is not None:
         return early
@@ -224,7 +222,7 @@ def _path_verdict(
             why = place.protected((literal, real))
             if why:
                 return _Verdict("ask", f"writes {literal}: {why}")
-    ask = m.first_path_match(rules.select("ask", tool), every, place.cwd, place.real_cwd)
+    ask = pp.first_match(rules.select("ask", tool), every, place.cwd, place.real_cwd)
     reals = tuple(real for _, real in forms)
     allow = _all_paths_allowed(rules.select("allow", tool), reals, place)
     return _late(ask, allow, mode, edit=write and bool(paths), what="this file change")
@@ -236,7 +234,7 @@ def _all_paths_allowed(
     """Allow rules must cover every path, with its symlinks resolved."""
     found: m.Rule | None = None
     for real in reals:
-        rule = m.first_path_match(rules, (real,), place.cwd, place.real_cwd)
+        rule = pp.first_match(rules, (real,), place.cwd, place.real_cwd)
         if rule is None:
             return None
         found = found or rule
@@ -252,8 +250,20 @@ def decide(
         parsed = parse_line(request.command)
         if parsed.commands or parsed.writes or parsed.problems:
             return _decide_line(rules, mode, place, parsed, read_only=read_only)
-    verdict = _decide_request(rules, mode, place, request, read_only=read_only)
+    verdict = _reads_denied(rules, place, request)
+    if verdict is None:
+        verdict = _decide_request(rules, mode, place, request, read_only=read_only)
     return _decision(verdict)
+
+
+def _reads_denied(rules: RuleSet, place: _Place, request: PermissionRequest) -> _Verdict | None:
+    """Step 1 for the files a call reads besides those it is about (``edit`` reads the file
+    it changes): a matching ``Read`` deny rule refuses it."""
+    if not request.reads:
+        return None
+    every = tuple(f for p in request.reads for f in place.forms(p.as_posix()))
+    deny = pp.first_match(rules.select("deny", "read"), every, place.cwd, place.real_cwd)
+    return None if deny is None else _Verdict("deny", _rule_reason("denied", deny), deny)
 
 
 def _decision(verdict: _Verdict, parts: tuple[CommandVerdict, ...] = ()) -> Decision:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from earshot.core.permissions import match as m
 from earshot.core.permissions.decision import Decision, decide
+from earshot.core.permissions.paths import lexical, read_denial, resolved
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
 from earshot.core.permissions.shell import parse_line
 from earshot.core.tools.base import PermissionRequest
@@ -31,6 +32,7 @@ class PermissionGate:
         self.cwd = cwd
         self._grants: list[m.Rule] = []
         self._effective = rules
+        self._real_cwd = ""
 
     @property
     def grants(self) -> tuple[m.Rule, ...]:
@@ -39,6 +41,19 @@ class PermissionGate:
     def check(self, request: PermissionRequest, *, read_only: bool) -> Decision:
         """``decide`` with the session's grants added to its allow rules."""
         return decide(self._effective, self.mode, self.cwd, request, read_only=read_only)
+
+    def denies_reads(self, tool: str) -> bool:
+        """Whether any deny rule could keep ``tool`` from reading some path."""
+        return bool(self.rules.select("deny", tool))
+
+    def read_denial(self, tool: str, path: Path, *, real: bool = False) -> str | None:
+        """The deny rule that keeps ``tool`` from reading ``path`` (its text and origin), or
+        None: what grep, glob and ls ask about each entry below the directory the gate let
+        them into. The same matching as ``check`` (``paths.read_denial``)."""
+        if not self._real_cwd:
+            self._real_cwd = resolved(lexical("/", self.cwd.as_posix()))
+        rule = read_denial(self.rules, self.cwd, tool, path, real=real, real_cwd=self._real_cwd)
+        return None if rule is None else f"{rule.text} ({rule.scope} {rule.source})"
 
     def grant_session(self, request: PermissionRequest) -> None:
         """Allow, for the rest of the session, exactly what ``request`` showed."""

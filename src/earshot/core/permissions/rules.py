@@ -9,9 +9,15 @@
                     | {"rule": "Tool(specifier)", "match": [...], "not_match": [...]}
 
 Rules from every scope are concatenated in the order user, project, local, cli: a later
-scope adds rules and never removes one (a project's allow cannot lift a user's deny). Only
+scope adds rules and never removes one (a project's deny cannot be lifted by anyone). Only
 ``defaultMode`` is a scalar that a later scope overrides. A rule earshot cannot read, and a
 rule whose examples disagree with it, is a ``SettingsError`` naming the file and the rule.
+
+A checked-in file (``.earshot/settings.json``, or a ``settings.local.json`` that git tracks)
+arrives with ``git clone``, so it can only narrow: its ``deny`` and ``ask`` rules count, and
+``defaultMode`` ``plan`` or ``ask``. Its ``allow`` rules, any other ``defaultMode`` and
+``additionalDirectories`` outside the project are ignored, each with a notice in
+``RuleSet.notices`` naming the file and key (they are still checked, so a typo is an error).
 
 Rule tools and the earshot tools they cover::
 
@@ -30,9 +36,11 @@ glob with no ``/`` (``.env``, ``*.pem``) matches that name at any depth.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import posixpath
 import re
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,6 +50,7 @@ from urllib.parse import urlsplit
 from earshot._base.dirs import config_dir
 from earshot.core.config.settings import Settings, SettingsError
 from earshot.core.permissions import match as m
+from earshot.core.permissions.hosts import canonical_host, host_pattern
 from earshot.core.permissions.shell import canonical_pattern, parse_line
 from earshot.providers.types import JSONValue
 
@@ -86,6 +95,8 @@ class RuleSet:
     default_mode_source: str | None = None
     additional_directories: tuple[Path, ...] = ()
     protected_directories: tuple[Path, ...] = ()
+    notices: tuple[str, ...] = ()
+    """What was ignored and why: settings a checked-in file may not choose."""
     _index: dict[tuple[str, str], tuple[m.Rule, ...]] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
@@ -138,9 +149,10 @@ def parse_rule(
         if not spec.startswith("domain:"):
             raise ValueError("a WebFetch rule is WebFetch(domain:example.com)")
         host = spec[len("domain:") :].strip()
-        if _HOST.fullmatch(host) is None:
+        canonical = host_pattern(host) if host else ""
+        if _HOST.fullmatch(canonical) is None and not _is_ipv6(canonical):
             raise ValueError(f"{host!r} is not a host name such as example.com or *.example.com")
-        return make(tool, "domain", pattern=host.lower().rstrip("."))
+        return make(tool, "domain", pattern=canonical)
     return _path_rule(make, tool, spec.strip(), base)
 
 
@@ -207,6 +219,13 @@ def _path_rule(make: _RuleMaker, tool: str, glob: str, base: Path | None) -> m.R
     return make(tool, "path", globs=_spellings(anchored))
 
 
+def _is_ipv6(text: str) -> bool:
+    try:
+        return isinstance(ipaddress.ip_address(text), ipaddress.IPv6Address)
+    except ValueError:
+        return False
+
+
 def _spellings(glob: str) -> tuple[str, ...]:
     """``glob`` and, when the directories it starts with lead through a symlink, the same
     glob from the resolved directory (``/tmp/x`` and ``/private/tmp/x`` on macOS)."""
@@ -234,6 +253,7 @@ def load_rules(
     default_mode: Mode = "ask"
     mode_source: str | None = None
     directories: list[Path] = []
+    notices: list[str] = []
     for source in settings.files:
         perms = source.data.get("permissions")
         if perms is None:
@@ -246,23 +266,42 @@ def load_rules(
             known = ", ".join(sorted(_PERMISSION_KEYS))
             raise SettingsError(f"{where}.{unknown[0]}: unknown field; the fields are {known}")
         base = source.path.parent.parent if source.scope in ("project", "local") else None
+        checked_in = source.scope == "project" or (
+            source.scope == "local" and _tracked(source.path)
+        )
         for action in ACTIONS:
             entries = perms.get(action, [])
             if not isinstance(entries, list):
                 raise SettingsError(f"{where}.{action}: must be a list of rules")
-            for i, entry in enumerate(entries):
-                label = f"{where}.{action}[{i}]"
-                rules.append(
-                    _entry_rule(entry, action, source.scope, str(source.path), base, label)
+            parsed = [
+                _entry_rule(
+                    entry, action, source.scope, str(source.path), base, f"{where}.{action}[{i}]"
                 )
+                for i, entry in enumerate(entries)
+            ]
+            if checked_in and action == "allow" and parsed:
+                notices.append(_ignored(where, "allow", source.scope, _ALLOW_WHY))
+                continue
+            rules.extend(parsed)
         if "defaultMode" in perms:
-            default_mode = _default_mode(perms["defaultMode"], source.scope, where)
-            mode_source = str(source.path)
-        directories.extend(
-            _directories(
-                perms.get("additionalDirectories", []), base, f"{where}.additionalDirectories"
-            )
+            mode = _default_mode(perms["defaultMode"], where)
+            if checked_in and mode not in CHECKED_IN_MODES:
+                why = f"it cannot choose {mode}, only {' or '.join(CHECKED_IN_MODES)}"
+                notices.append(_ignored(where, "defaultMode", source.scope, why))
+            else:
+                default_mode = mode
+                mode_source = str(source.path)
+        found = _directories(
+            perms.get("additionalDirectories", []), base, f"{where}.additionalDirectories"
         )
+        if checked_in and base is not None:
+            root = Path(os.path.realpath(base))
+            outside = [d for d in found if d != root and root not in d.parents]
+            if outside:
+                why = f"it cannot open {', '.join(str(d) for d in outside)} outside the project"
+                notices.append(_ignored(where, "additionalDirectories", source.scope, why))
+                found = [d for d in found if d not in outside]
+        directories.extend(found)
     for action, texts in (("deny", deny), ("ask", ask), ("allow", allow)):
         for text in texts:
             label = f"--{action} {text!r}"
@@ -275,6 +314,7 @@ def load_rules(
         default_mode=default_mode,
         default_mode_source=mode_source,
         additional_directories=tuple(directories),
+        notices=tuple(notices),
         protected_directories=tuple(
             dict.fromkeys((config_dir(), Path(os.path.realpath(config_dir()))))
         ),
@@ -335,7 +375,7 @@ def example_matches(rule: m.Rule, example: str, base: Path | None) -> bool:
         return any(hits)
     if rule.tool == "WebFetch":
         host = urlsplit(example).hostname if "://" in example else example
-        return m.matches_domain(rule, host)
+        return m.matches_domain(rule, canonical_host(host) if host else None)
     if rule.tool == MCP:
         return m.matches_tool(rule, example, example)
     cwd = (base or Path("/cwd")).as_posix()
@@ -344,19 +384,43 @@ def example_matches(rule: m.Rule, example: str, base: Path | None) -> bool:
     return m.matches_path(rule, absolute, cwd, cwd)
 
 
-def _default_mode(value: JSONValue, scope: str, where: str) -> Mode:
+def _default_mode(value: JSONValue, where: str) -> Mode:
     if not isinstance(value, str):
         raise SettingsError(f"{where}.defaultMode: must be one of {', '.join(MODES)}")
     try:
-        mode = parse_mode(value)
+        return parse_mode(value)
     except ValueError as exc:
         raise SettingsError(f"{where}.defaultMode: {exc}") from exc
-    if mode == "yolo" and scope == "project":
-        raise SettingsError(
-            f"{where}.defaultMode: a checked-in project file cannot choose yolo; set it in "
-            "your user or local settings, or pass --permission-mode yolo"
+
+
+CHECKED_IN_MODES: tuple[Mode, ...] = ("plan", "ask")
+"""The modes a checked-in settings file may choose: they only narrow."""
+_ALLOW_WHY = "allow rules widen what runs without asking"
+
+
+def _ignored(where: str, key: str, scope: str, why: str) -> str:
+    what = "a checked-in project file" if scope == "project" else "a settings file git tracks"
+    return (
+        f"{where}.{key} ignored: {what} arrives with git clone and may only narrow what you "
+        f"set; {why}. Put it in your user settings, an untracked "
+        ".earshot/settings.local.json, or pass it as a flag"
+    )
+
+
+def _tracked(path: Path) -> bool:
+    """Whether git tracks ``path`` (a "local" file that was committed arrives with a clone
+    like any other). False when git is missing or ``path`` is not in a work tree."""
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "--error-unmatch", "--", path.name],
+            cwd=path.parent,
+            capture_output=True,
+            timeout=10,
+            check=False,
         )
-    return mode
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
 
 
 def _directories(value: JSONValue, base: Path | None, where: str) -> list[Path]:

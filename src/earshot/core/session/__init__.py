@@ -15,6 +15,7 @@ forked and rewound. See ``docs/sessions.md`` for the file format and its invaria
 from earshot.core.session.codec import FORMAT_VERSION, FormatTooNewError, Problem
 from earshot.core.session.entries import (
     CompactionEntry,
+    EffortEntry,
     Entry,
     Header,
     HookEntry,
@@ -49,6 +50,7 @@ __all__ = [
     "FORMAT_VERSION",
     "Branch",
     "CompactionEntry",
+    "EffortEntry",
     "Entry",
     "FormatTooNewError",
     "Header",

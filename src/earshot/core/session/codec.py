@@ -51,6 +51,7 @@ KNOWN_TYPES = frozenset(
     {
         "message",
         "model_switch",
+        "effort",
         "compaction",
         "todos",
         "scope",

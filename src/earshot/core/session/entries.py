@@ -7,6 +7,7 @@ Shape of a file (one JSON object per line)::
     Entry             every other line; a tree node with id, parent_id, timestamp
       MessageEntry       "message"       a Message with its usage, cost and model
       ModelSwitchEntry   "model_switch"  the user switched models
+      EffortEntry        "effort"        the reasoning effort chosen from here on
       CompactionEntry    "compaction"    messages before ``first_kept`` are replaced by
                                          ``preamble`` in the history
       TodosEntry         "todos"         the todo list as it now stands
@@ -84,6 +85,14 @@ class ModelSwitchEntry(_Entry, tag="model_switch", frozen=True):
     model: str
 
 
+class EffortEntry(_Entry, tag="effort", frozen=True):
+    """The reasoning effort (``off``/``low``/``medium``/``high``/``max``) in force from
+    here on; ``sent`` says what the model's wire was sent for it, for a reader."""
+
+    effort: str
+    sent: str = ""
+
+
 class CompactionEntry(_Entry, tag="compaction", frozen=True):
     """A compaction cut. On the branch through this entry, the messages before entry
     ``first_kept`` (all of them when it is ``None``) are replaced by ``preamble``."""
@@ -147,6 +156,7 @@ class UnknownEntry(msgspec.Struct, kw_only=True, frozen=True):
 KnownEntry: TypeAlias = (
     MessageEntry
     | ModelSwitchEntry
+    | EffortEntry
     | CompactionEntry
     | TodosEntry
     | ScopeEntry
@@ -178,6 +188,7 @@ class Glance(msgspec.Struct):
 
 __all__ = [
     "CompactionEntry",
+    "EffortEntry",
     "Entry",
     "FormatMark",
     "Glance",

@@ -23,6 +23,7 @@ import anyio.to_thread
 from earshot.core.session.codec import Problem, now_iso
 from earshot.core.session.entries import (
     CompactionEntry,
+    EffortEntry,
     Entry,
     Header,
     HookEntry,
@@ -118,6 +119,12 @@ class Session:
     async def append_model_switch(self, model: str) -> str:
         return await self._append(
             lambda i, p, t: ModelSwitchEntry(id=i, parent_id=p, timestamp=t, model=model)
+        )
+
+    async def append_effort(self, effort: str, sent: str = "") -> str:
+        """Record the reasoning effort in force from here on (what resume restores)."""
+        return await self._append(
+            lambda i, p, t: EffortEntry(id=i, parent_id=p, timestamp=t, effort=effort, sent=sent)
         )
 
     async def append_todos(self, todos: list[Todo]) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from earshot.core.session.entries import (
     CompactionEntry,
+    EffortEntry,
     Entry,
     LabelEntry,
     MessageEntry,
@@ -214,6 +215,13 @@ class Tree:
                 return entry.model
             if isinstance(entry, MessageEntry) and entry.model:
                 return entry.model
+        return None
+
+    def effort(self, to: str | None = None) -> str | None:
+        """The reasoning effort chosen last on a branch (None: never recorded)."""
+        for entry in reversed(self.path(to)):
+            if isinstance(entry, EffortEntry):
+                return entry.effort
         return None
 
     def todos(self, to: str | None = None) -> list[TodoItem]:

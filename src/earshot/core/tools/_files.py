@@ -33,6 +33,7 @@ from typing import Protocol, TypeVar
 
 import anyio
 
+from earshot.core.tools._withheld import Withheld
 from earshot.core.tools.base import ToolContext, ToolError, ToolResult
 
 
@@ -203,6 +204,8 @@ def missing_message(ctx: ToolContext, path: Path, *, what: str = "file") -> str:
         names = ctx.files.list_dir(path.parent)
     except OSError:
         return message
+    withheld = Withheld(ctx, "read")  # a near name a deny rule covers is not suggested
+    names = [n for n in names if not withheld.hides(path.parent / n)]
     close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
     if close:
         message += "; did you mean " + ", ".join(str(path.parent / n) for n in close) + "?"

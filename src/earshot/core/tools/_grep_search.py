@@ -9,7 +9,9 @@ from __future__ import annotations
 import bisect
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -164,11 +166,22 @@ def hits_from(rel: str, path: Path, lines: list[str], found: list[int], q: Query
     return FileHits(rel, path, len(found), [(k, lines[k - 1], m) for k, m in sorted(shown.items())])
 
 
+def _halted(stop: threading.Event, ctx: ToolContext) -> bool:
+    return stop.is_set() or ctx.abort.is_set()
+
+
 def python_search(
-    ctx: ToolContext, root: Path, query: Query, matcher: Matcher, stop: threading.Event
+    ctx: ToolContext,
+    root: Path,
+    query: Query,
+    matcher: Matcher,
+    stop: threading.Event,
+    skip: Callable[[str, bool], bool] | None = None,
 ) -> Found:
+    """``skip`` (``_ignore.walk``'s) leaves out files and directories unopened."""
     found = Found()
-    for entry in walk(root, ctx.files, stop=lambda: stop.is_set() or ctx.abort.is_set()):
+    halt = partial(_halted, stop, ctx)
+    for entry in walk(root, ctx.files, stop=halt, skip=skip):
         if entry.is_symlink or not query.wanted(entry.rel):
             continue
         path = entry.path

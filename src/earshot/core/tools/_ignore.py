@@ -404,11 +404,14 @@ def walk(
     *,
     max_depth: int | None = None,
     stop: Callable[[], bool] | None = None,
+    skip: Callable[[str, bool], bool] | None = None,
 ) -> Iterator[WalkEntry]:
     """The files under the directory ``root`` that are not ignored, in path order.
     ``max_depth`` bounds how many components an entry's ``rel`` may have. Unreadable
     directories are skipped. ``stop`` is polled once per directory; when it returns
-    True the walk ends early."""
+    True the walk ends early. ``skip(path, is_link)`` is asked about each entry the walk
+    would yield or enter (``is_link``: the entry is, or may be, a symlink); a skipped
+    directory is never listed."""
     local = type(files) is LocalFileOps
     seen: set[Path] = set()
 
@@ -453,15 +456,19 @@ def walk(
         depth = rel.count("/") + 1
         if max_depth is not None and depth > max_depth:
             continue
+        full = os.path.join(top.path, name)
+        # only the local scan tells symlinks apart; through other FileOps any entry may be one
+        if skip is not None and skip(full, kind == "link" or not local):
+            continue
         if not is_dir:
-            yield WalkEntry(os.path.join(top.path, name), rel, kind == "link")
+            yield WalkEntry(full, rel, kind == "link")
             continue
         if max_depth is not None and depth >= max_depth:
             continue
         if stop is not None and stop():
             return
         sub_tree = None if top.tree_rel is None else _join(top.tree_rel, name)
-        stack.append(frame(os.path.join(top.path, name), rel, sub_tree, top.rules))
+        stack.append(frame(full, rel, sub_tree, top.rules))
 
 
 def path_key(rel: str) -> tuple[str, ...]:

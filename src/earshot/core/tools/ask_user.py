@@ -125,6 +125,7 @@ TOOL = define_tool(
     input_type=AskUserInput,
     execute=_execute,
     read_only=True,
+    touches_files=False,
 )
 
 __all__ = ["DESCRIPTION", "NO_ONE_TO_ASK", "TOOL", "AskUserInput"]

@@ -36,7 +36,9 @@ PermissionKind = Literal["read", "edit", "execute", "fetch", "ask", "other"]
 class PermissionRequest:
     """What a call would do, in the terms the permission gate decides on.
 
-    ``paths`` are the files a call reads or changes (absolute, symlinks not yet resolved);
+    ``paths`` are the files a call reads or changes (absolute, symlinks not yet resolved:
+    the gate resolves them as the OS will); ``reads`` the files it also reads besides those
+    (``edit`` reads the file it changes), checked against ``Read`` deny rules;
     ``command`` is the shell command of ``bash``; ``domain`` the host of ``web_fetch``;
     ``detail`` is what a person approving it must see (the command, or the diff of an edit);
     ``change`` the whole file change a file tool would make, when it can be worked out.
@@ -45,6 +47,7 @@ class PermissionRequest:
     tool: str
     kind: PermissionKind
     paths: tuple[Path, ...] = ()
+    reads: tuple[Path, ...] = ()
     command: str | None = None
     domain: str | None = None
     detail: str = ""
@@ -66,6 +69,20 @@ EscalateFn = Callable[[PermissionRequest, str], Awaitable[bool]]
 seems to need to); True only when they allowed it."""
 
 
+class ReadGuard(Protocol):
+    """What a tool that walks directories asks before it opens or lists a file (the
+    session's permission gate): the deny rules it must honour below the path it was given."""
+
+    def denies_reads(self, tool: str) -> bool:
+        """Whether any deny rule could keep ``tool`` from reading some path."""
+        ...
+
+    def read_denial(self, tool: str, path: Path, *, real: bool = False) -> str | None:
+        """The deny rule (its text) that keeps ``tool`` from reading ``path``, or None.
+        ``real``: ``path`` has no symlink in it."""
+        ...
+
+
 @dataclass(kw_only=True)
 class ToolContext:
     cwd: Path
@@ -76,6 +93,8 @@ class ToolContext:
     ask: AskFn | None = None
     escalate: EscalateFn | None = None
     vision: bool = False
+    guard: ReadGuard | None = None
+    """The session's gate, for tools that walk directories (``grep``, ``glob``, ``ls``)."""
 
     def resolve(self, path: str) -> Path:
         """``path`` as an absolute path; relative paths are relative to the cwd, ``~``
@@ -225,12 +244,21 @@ def define_tool(
     execute: Execute[A],
     read_only: bool,
     permission: Permission[A] | None = None,
+    touches_files: bool = True,
 ) -> Tool[A]:
-    """Build a tool. A tool that is not read-only must describe itself to the permission
-    gate: without ``permission`` it could skip the gate by omission, so that is refused."""
+    """Build a tool. Every tool must describe itself to the permission gate: a tool that
+    mutates, or reads files, hands it every path it will touch through ``permission`` (a
+    ``Read`` deny rule refuses even a read-only tool). Only a read-only tool that touches no
+    file may say so (``touches_files=False``) and go without; omission is refused, so no
+    tool skips the gate by forgetting it."""
     if not read_only and permission is None:
         raise ToolDefinitionError(
             f"tool {name!r} mutates but has no permission(): the gate could not see what it does"
+        )
+    if touches_files and permission is None:
+        raise ToolDefinitionError(
+            f"tool {name!r} has no permission(): hand the gate the paths it reads, or pass "
+            "touches_files=False if it touches no file"
         )
     return Tool(
         name=name,
@@ -251,6 +279,7 @@ __all__ = [
     "PermissionRequest",
     "PreparedCall",
     "Question",
+    "ReadGuard",
     "Tool",
     "ToolContext",
     "ToolDefinitionError",

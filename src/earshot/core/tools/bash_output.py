@@ -98,6 +98,7 @@ TOOL = define_tool(
     input_type=BashOutputInput,
     execute=_execute,
     read_only=True,
+    touches_files=False,
 )
 
 __all__ = ["DESCRIPTION", "TOOL", "BashOutputInput"]

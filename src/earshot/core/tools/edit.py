@@ -307,11 +307,13 @@ def preview_request(
             text = apply_edit(text, old, new, replace_all=replace_all).text
         diff = unified_diff(loaded.file.text, text, loaded.name)
         change = change_of(loaded, loaded.file.text, text, diff)
-        return PermissionRequest(tool=tool, kind="edit", paths=paths, detail=diff, change=change)
+        return PermissionRequest(
+            tool=tool, kind="edit", paths=paths, reads=paths, detail=diff, change=change
+        )
     except (ToolError, OSError):
         name = shown_path(ctx, ctx.resolve(raw_path))
         diff = "".join(unified_diff(_ended(old), _ended(new), name) for old, new, _ in edits)
-        return PermissionRequest(tool=tool, kind="edit", paths=paths, detail=diff)
+        return PermissionRequest(tool=tool, kind="edit", paths=paths, reads=paths, detail=diff)
 
 
 # --- the tool ------------------------------------------------------------------------------

@@ -21,7 +21,14 @@ import msgspec
 
 from earshot.core.tools._files import shown_path
 from earshot.core.tools._ignore import UnclosedClass, path_key, translate_glob, walk
-from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
+from earshot.core.tools._withheld import Withheld
+from earshot.core.tools.base import (
+    PermissionRequest,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    define_tool,
+)
 
 MAX_RESULTS = 200
 
@@ -92,9 +99,12 @@ def _glob(args: GlobInput, ctx: ToolContext) -> ToolResult:
     root = ctx.files.realpath(start)
     found: list[tuple[int, tuple[str, ...], Path]] = []
     root_st = ctx.files.stat(root)
+    withheld = Withheld(ctx, "glob")
     if root_st is not None and root_st.is_dir:
         depth = None if "**" in rest or "{" in rest else rest.count("/") + 1
-        for entry in walk(root, ctx.files, max_depth=depth, stop=ctx.abort.is_set):
+        skip = withheld.skip if withheld.active else None
+        walked = walk(root, ctx.files, max_depth=depth, stop=ctx.abort.is_set, skip=skip)
+        for entry in walked:
             if regex.fullmatch(entry.rel) is None:
                 continue
             entry_st = ctx.files.stat(entry.path)
@@ -107,8 +117,10 @@ def _glob(args: GlobInput, ctx: ToolContext) -> ToolResult:
         hint = ""
         if "/" not in pattern:
             hint = f" A pattern without / matches only directly in the directory: try **/{pattern}"
+        note = f"\n{withheld.note()}" if withheld.total() else ""
         return ToolResult.text(
-            f"No files match {pattern!r} in {where} (gitignored files are not listed).{hint}",
+            f"No files match {pattern!r} in {where} (gitignored files are not listed).{hint}"
+            + note,
             brief=f"no files match {pattern}",
         )
     found.sort()
@@ -118,6 +130,8 @@ def _glob(args: GlobInput, ctx: ToolContext) -> ToolResult:
             f"[... {len(found) - MAX_RESULTS:,} more files not shown (older ones); narrow the "
             "pattern or search a subdirectory ...]"
         )
+    if withheld.total():
+        lines.append(withheld.note())
     count = f"{len(found):,} file{'s' if len(found) != 1 else ''}"
     return ToolResult.text("\n".join(lines), brief=f"{count} match {pattern}")
 
@@ -129,12 +143,27 @@ async def _execute(args: GlobInput, ctx: ToolContext) -> ToolResult:
         raise ToolError(f"glob failed: {exc.strerror or exc}", "glob failed") from exc
 
 
+def _permission(args: GlobInput, ctx: ToolContext) -> PermissionRequest:
+    """The directory given and the one the walk starts from (an absolute pattern, or its
+    leading plain directories, move it), found exactly as ``_glob`` finds it."""
+    given = ctx.resolve(args.path)
+    pattern = args.pattern.strip()
+    try:
+        start, _ = _split(ctx.files.realpath(given), pattern)
+        root = ctx.files.realpath(start)
+    except (OSError, ValueError):
+        root = given
+    paths = (given,) if root == given else (given, root)
+    return PermissionRequest(tool="glob", kind="read", paths=paths)
+
+
 TOOL = define_tool(
     name="glob",
     description=DESCRIPTION,
     input_type=GlobInput,
     execute=_execute,
     read_only=True,
+    permission=_permission,
 )
 
 __all__ = ["DESCRIPTION", "MAX_RESULTS", "TOOL", "GlobInput"]

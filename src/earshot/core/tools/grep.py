@@ -43,7 +43,14 @@ from earshot.core.tools._grep_search import (
 )
 from earshot.core.tools._ignore import path_key, translate_glob
 from earshot.core.tools._output import cap_text
-from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
+from earshot.core.tools._withheld import Withheld
+from earshot.core.tools.base import (
+    PermissionRequest,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    define_tool,
+)
 
 DEFAULT_HEAD_LIMIT = 250
 MAX_HEAD_LIMIT = 2000
@@ -364,7 +371,7 @@ def _render(ctx: ToolContext, found: Found, q: Query) -> tuple[str, str]:
     return text, f"{_plural(shown, 'line')} shown"
 
 
-def _nothing(ctx: ToolContext, args: GrepInput, target: Path) -> ToolResult:
+def _nothing(ctx: ToolContext, args: GrepInput, target: Path, note: str) -> ToolResult:
     where = shown_path(ctx, target)
     where = "the working directory" if where == "." else where
     filters = "".join(
@@ -372,7 +379,7 @@ def _nothing(ctx: ToolContext, args: GrepInput, target: Path) -> ToolResult:
     )
     return ToolResult.text(
         f"No matches for {args.pattern!r} in {where}{filters}. (Files ignored by .gitignore, "
-        "binary files and files over 32 MiB are not searched.)",
+        "binary files and files over 32 MiB are not searched.)" + (f"\n{note}" if note else ""),
         brief="no matches",
     )
 
@@ -395,19 +402,22 @@ def _search_file(ctx: ToolContext, path: Path, rel: str, query: Query) -> Found:
     return found
 
 
-async def _in_thread(ctx: ToolContext, root: Path, query: Query) -> Found:
+async def _in_thread(ctx: ToolContext, root: Path, query: Query, withheld: Withheld) -> Found:
     matcher = query.compile()
     stop = threading.Event()
+    skip = withheld.skip if withheld.active else None
     try:
         return await anyio.to_thread.run_sync(
-            partial(python_search, ctx, root, query, matcher, stop), abandon_on_cancel=True
+            partial(python_search, ctx, root, query, matcher, stop, skip), abandon_on_cancel=True
         )
     finally:
         stop.set()
 
 
-async def _search(ctx: ToolContext, target: Path, query: Query) -> Found:
-    """Search ``target`` (a real path) with rg when it is a directory and rg is found."""
+async def _search(ctx: ToolContext, target: Path, query: Query, withheld: Withheld) -> Found:
+    """Search ``target`` (a real path) with rg when it is a directory and rg is found, and
+    no deny rule could withhold a file below it: rg would open the files itself, so then the
+    Python search walks the tree and leaves out what ``withheld`` hides."""
     st = ctx.files.stat(target)
     if st is None:
         raise ToolError(
@@ -419,10 +429,10 @@ async def _search(ctx: ToolContext, target: Path, query: Query) -> Found:
         return await anyio.to_thread.run_sync(
             partial(_search_file, ctx, target, target.name, query), abandon_on_cancel=True
         )
-    rg = _rg.find_rg()
+    rg = None if withheld.active else _rg.find_rg()
     found = None if rg is None else await _rg_search(ctx, rg, target, query)
     if found is None:
-        found = await _in_thread(ctx, target, query)
+        found = await _in_thread(ctx, target, query, withheld)
     if ctx.abort.is_set():
         raise ToolError("grep was interrupted before it finished", "interrupted")
     return found
@@ -431,10 +441,11 @@ async def _search(ctx: ToolContext, target: Path, query: Query) -> Found:
 async def _execute(args: GrepInput, ctx: ToolContext) -> ToolResult:
     query = _query(args)
     target = ctx.files.realpath(ctx.resolve(args.path))
+    withheld = Withheld(ctx, "grep")
     try:
-        found = await _search(ctx, target, query)
+        found = await _search(ctx, target, query, withheld)
         if not found.files and not found.lines_seen:
-            return _nothing(ctx, args, target)
+            return _nothing(ctx, args, target, withheld.note())
         render = partial(_render, ctx, found, query)
         text, brief = await anyio.to_thread.run_sync(render, abandon_on_cancel=True)
     except OSError as exc:
@@ -446,7 +457,14 @@ async def _execute(args: GrepInput, ctx: ToolContext) -> ToolResult:
         hint="narrow the search, lower head_limit, or page with offset",
         keep="head",
     )
+    if withheld.total():
+        capped += f"\n{withheld.note()}"
     return ToolResult.text(capped, brief=f"grep {args.pattern!r}: {brief}")
+
+
+def _permission(args: GrepInput, ctx: ToolContext) -> PermissionRequest:
+    path = ctx.resolve(args.path)
+    return PermissionRequest(tool="grep", kind="read", paths=(path,))
 
 
 TOOL = define_tool(
@@ -455,6 +473,7 @@ TOOL = define_tool(
     input_type=GrepInput,
     execute=_execute,
     read_only=True,
+    permission=_permission,
 )
 
 __all__ = ["DESCRIPTION", "TOOL", "TYPES", "GrepInput"]

@@ -13,7 +13,14 @@ from typing import Annotated
 import msgspec
 
 from earshot.core.tools._files import in_thread, missing_message, shown_path, target_path
-from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
+from earshot.core.tools._withheld import Withheld
+from earshot.core.tools.base import (
+    PermissionRequest,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    define_tool,
+)
 
 MAX_ENTRIES = 1000
 
@@ -60,9 +67,12 @@ def _ls(args: LsInput, ctx: ToolContext) -> ToolResult:
     dirs: list[str] = []
     files: list[str] = []
     ignored = 0
+    withheld = Withheld(ctx, "ls")
     for index, entry in enumerate(ctx.files.list_dir(path)):
         if index % 256 == 0 and ctx.abort.is_set():
             raise ToolError("interrupted while listing", "interrupted")
+        if withheld.hides(path / entry):
+            continue
         entry_st = ctx.files.stat(path / entry)
         is_dir = entry_st is not None and entry_st.is_dir
         if _ignored(entry, is_dir, args.ignore):
@@ -76,18 +86,30 @@ def _ls(args: LsInput, ctx: ToolContext) -> ToolResult:
     counts += "s" if len(files) != 1 else ""
     if ignored:
         counts += f", {ignored} ignored"
+    if withheld.total():
+        counts += f", {withheld.total()} withheld"
     shown = str(path) if str(path).endswith(("/", "\\")) else f"{path}/"
-    header = f"{shown} ({counts})" if entries or ignored else f"{shown} is empty"
+    header = (
+        f"{shown} ({counts})" if entries or ignored or withheld.total() else f"{shown} is empty"
+    )
     lines = [header, *entries[:MAX_ENTRIES]]
     if len(entries) > MAX_ENTRIES:
         lines.append(
             f"[... {len(entries) - MAX_ENTRIES:,} more entries cut; list a subdirectory, "
             "add ignore patterns, or use glob with a pattern ...]"
         )
+    if withheld.total():
+        lines.append(withheld.note())
     return ToolResult.text("\n".join(lines), brief=f"Listed {name} ({counts})")
 
 
 _execute = in_thread("list", _ls, read_only=True)
+
+
+def _permission(args: LsInput, ctx: ToolContext) -> PermissionRequest:
+    path = ctx.resolve(args.path)
+    return PermissionRequest(tool="ls", kind="read", paths=(path,))
+
 
 TOOL = define_tool(
     name="ls",
@@ -95,6 +117,7 @@ TOOL = define_tool(
     input_type=LsInput,
     execute=_execute,
     read_only=True,
+    permission=_permission,
 )
 
 __all__ = ["DESCRIPTION", "MAX_ENTRIES", "TOOL", "LsInput"]

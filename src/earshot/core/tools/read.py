@@ -21,7 +21,13 @@ from earshot.core.tools._files import (
     target_path,
 )
 from earshot.core.tools._output import cut_marker
-from earshot.core.tools.base import ToolContext, ToolError, ToolResult, define_tool
+from earshot.core.tools.base import (
+    PermissionRequest,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    define_tool,
+)
 from earshot.providers.types import ImagePart, TextPart
 
 DEFAULT_LIMIT = 2000
@@ -182,12 +188,19 @@ def _image(ctx: ToolContext, path: Path, name: str, data: bytes, media_type: str
 
 _execute = in_thread("read", _read, read_only=True)
 
+
+def _permission(args: ReadInput, ctx: ToolContext) -> PermissionRequest:
+    path = ctx.resolve(args.path)
+    return PermissionRequest(tool="read", kind="read", paths=(path,))
+
+
 TOOL = define_tool(
     name="read",
     description=DESCRIPTION,
     input_type=ReadInput,
     execute=_execute,
     read_only=True,
+    permission=_permission,
 )
 
 __all__ = ["DESCRIPTION", "MAX_FILE_BYTES", "TOOL", "ReadInput", "size_text"]

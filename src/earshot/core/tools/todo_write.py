@@ -117,6 +117,7 @@ TOOL = define_tool(
     input_type=TodoWriteInput,
     execute=_execute,
     read_only=True,
+    touches_files=False,
 )
 
 __all__ = ["DESCRIPTION", "MARKERS", "TOOL", "TodoItem", "TodoWriteInput"]

@@ -28,6 +28,7 @@ import msgspec
 
 from earshot import __version__
 from earshot._base.aio import race
+from earshot.core.permissions.hosts import canonical_host
 from earshot.core.tools._html import html_to_text
 from earshot.core.tools._output import cap_text
 from earshot.core.tools.base import (
@@ -129,12 +130,24 @@ def _check_url(url: str) -> str:
     return url
 
 
-def _same_site(a: str | None, b: str | None) -> bool:
-    """Hosts equal but for case and a leading ``www.``."""
-    if a is None or b is None:
-        return False
-    a, b = a.lower().removeprefix("www."), b.lower().removeprefix("www.")
-    return a == b
+def _same_site(a: str, b: str) -> bool:
+    """The same host as the client connects to it (``www.`` is another host: a rule may
+    name it, and the gate saw only the first)."""
+    host_a, host_b = connect_host(a), connect_host(b)
+    return host_a is not None and host_a == host_b
+
+
+def connect_host(url: str) -> str | None:
+    """The host the HTTP client will connect to for ``url`` (parsed by httpx itself, so
+    userinfo, ports and odd separators are read as the connection reads them), in the
+    spelling rules are compared with; None when the client cannot parse the URL."""
+    import httpx
+
+    try:
+        host = httpx.URL(url).host
+    except (httpx.InvalidURL, ValueError, UnicodeError):
+        return None
+    return canonical_host(host) if host else None
 
 
 def _check_hop(source: str, target: str, original: str) -> None:
@@ -152,7 +165,7 @@ def _check_hop(source: str, target: str, original: str) -> None:
             "acceptable",
             "https -> http redirect refused",
         )
-    if not _same_site(_host(source), _host(target)):
+    if not _same_site(source, target):
         raise ToolError(
             f"{original} redirected to another host: {target}; it was not followed. "
             "Call web_fetch with that URL to fetch it",
@@ -387,8 +400,14 @@ async def _execute(args: WebFetchInput, ctx: ToolContext) -> ToolResult:
 
 
 def _permission(args: WebFetchInput, ctx: ToolContext) -> PermissionRequest:
-    url = args.url.strip()
-    return PermissionRequest(tool="web_fetch", kind="fetch", domain=_host(url), detail=url)
+    url = _check_url(args.url)
+    host = connect_host(url)
+    if host is None:
+        raise ToolError(
+            f"{url!r} has a host the HTTP client cannot read; pass a plain https:// URL",
+            "unreadable host",
+        )
+    return PermissionRequest(tool="web_fetch", kind="fetch", domain=host, detail=url)
 
 
 TOOL = define_tool(

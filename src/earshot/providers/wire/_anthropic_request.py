@@ -32,13 +32,19 @@ Rules a change must keep:
 - Max tokens: ``request.max_output_tokens``, else the catalog's ``max_output``, else
   ``DEFAULT_MAX_TOKENS``.
 - Reasoning (``request.reasoning_effort``; ``None`` and ``"none"`` send no thinking):
-  a model with effort values gets ``thinking: {type: adaptive}`` and ``output_config:
-  {effort}``, the level mapped onto the nearest value the model has (see ``map_effort``),
-  except Claude Opus 4.5, which lists effort values but answers 400 to adaptive thinking.
-  Opus 4.5, every other reasoning model and a model with no catalog entry get ``thinking:
-  {type: enabled, budget_tokens}`` (see ``thinking_budget``); a catalog model without
-  reasoning gets none. A ``tool_choice`` that forces a tool turns thinking off (the API
-  rejects the pair). With thinking on, ``temperature`` is not sent.
+  a model with effort values gets ``thinking: {type: adaptive, display: summarized}`` and
+  ``output_config: {effort}``, the level mapped onto the nearest value the model has (see
+  ``map_effort``), except Claude Opus 4.5, which lists effort values but answers 400 to
+  adaptive thinking. ``display: summarized`` keeps the thinking text visible on the models
+  whose default is to omit it. Opus 4.5, every other reasoning model and a model with no
+  catalog entry get ``thinking: {type: enabled, budget_tokens}`` (see ``thinking_budget``);
+  a catalog model without reasoning gets none. ``"none"`` on a model the catalog gives a
+  toggle (one that thinks unless told not to) sends ``thinking: {type: disabled}``. A
+  ``tool_choice`` that forces a tool turns thinking off (the API rejects the pair). With
+  thinking on, ``temperature`` is not sent.
+- Interleaved thinking: Claude 4 models on the budget form think between tool calls only
+  with the ``interleaved-thinking-2025-05-14`` beta (``beta_header``); adaptive thinking
+  interleaves by itself.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ import re
 from typing import assert_never
 
 from earshot.providers.errors import ProviderError
-from earshot.providers.models import BudgetOption, ModelInfo
+from earshot.providers.models import BudgetOption, ModelInfo, ToggleOption
 from earshot.providers.target import Target
 from earshot.providers.types import (
     ForcedTool,
@@ -85,6 +91,10 @@ BUDGETS: dict[ReasoningEffort, int] = {
 # Models that list effort levels in the catalog but predate adaptive thinking: the API
 # answers 400 to ``thinking: {type: adaptive}`` for them, so they take the budget form.
 _NO_ADAPTIVE_MODELS = re.compile(r"claude-opus-4[-.]5(?!\d)")
+# Claude 4 models (not 3.x): with budget thinking they interleave thinking between tool
+# calls only when asked with this beta.
+_INTERLEAVED_MODELS = re.compile(r"claude-(?:opus|sonnet|haiku)-4(?!\d)")
+INTERLEAVED_BETA = "interleaved-thinking-2025-05-14"
 
 _CACHE: JSONObject = {"type": "ephemeral"}
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -159,14 +169,17 @@ def _reasoning_fields(request: ModelRequest, info: ModelInfo | None, max_tokens:
     forced = request.tools and (
         request.tool_choice == "required" or isinstance(request.tool_choice, ForcedTool)
     )
+    if effort == "none" and info is not None and _has_toggle(info):
+        return {"thinking": {"type": "disabled"}}
     if effort is None or effort == "none" or forced:
         return {}
     values = info.effort_values() if info is not None else []
     if values and not _NO_ADAPTIVE_MODELS.search(request.model):
+        adaptive: JSONObject = {"type": "adaptive", "display": "summarized"}
         mapped = map_effort(effort, values)
         if mapped is None:
-            return {"thinking": {"type": "adaptive"}}
-        return {"thinking": {"type": "adaptive"}, "output_config": {"effort": mapped}}
+            return {"thinking": adaptive}
+        return {"thinking": adaptive, "output_config": {"effort": mapped}}
     if info is not None and not info.reasoning:
         return {}
     option = (info.budget_option() if info is not None else None) or BudgetOption()
@@ -174,6 +187,20 @@ def _reasoning_fields(request: ModelRequest, info: ModelInfo | None, max_tokens:
     if budget is None:
         return {}
     return {"thinking": {"type": "enabled", "budget_tokens": budget}}
+
+
+def _has_toggle(info: ModelInfo) -> bool:
+    return any(isinstance(option, ToggleOption) for option in info.reasoning_options)
+
+
+def beta_header(body: JSONObject, request: ModelRequest) -> str | None:
+    """The ``anthropic-beta`` value a body needs: interleaved thinking for a Claude 4 model
+    on budget thinking with tools (None when nothing is needed)."""
+    thinking = body.get("thinking")
+    budget = isinstance(thinking, dict) and thinking.get("type") == "enabled"
+    if budget and "tools" in body and _INTERLEAVED_MODELS.search(request.model):
+        return INTERLEAVED_BETA
+    return None
 
 
 def _tool_choice(request: ModelRequest) -> JSONObject | None:
@@ -342,7 +369,9 @@ __all__ = [
     "ANTHROPIC_VERSION",
     "BUDGETS",
     "DEFAULT_MAX_TOKENS",
+    "INTERLEAVED_BETA",
     "MIN_BUDGET",
+    "beta_header",
     "build_body",
     "build_headers",
     "convert_messages",

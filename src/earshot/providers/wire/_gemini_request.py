@@ -40,7 +40,8 @@ Limits and reasoning: ``maxOutputTokens`` is ``request.max_output_tokens``, else
 catalog's ``max_output``, else omitted (the server then allows the model's maximum).
 ``temperature`` is sent when set and the catalog does not say the model refuses it.
 ``thinkingConfig`` (only for reasoning models, only when an effort is requested): models
-with effort levels (Gemini 3) get ``thinkingLevel``, the nearest level the model offers
+with effort levels (Gemini 3) get ``thinkingLevel`` (the enum name, ``LOW``), the nearest
+level the model offers
 (ties go up; ``none`` is the lowest level, since Gemini 3 cannot switch thinking off);
 budget models (Gemini 2.5) get ``thinkingBudget`` from ``_BUDGETS`` clamped to the
 model's min/max (``none`` is 0 where the minimum allows it, else the minimum); never both.
@@ -289,7 +290,7 @@ def thinking_config(effort: ReasoningEffort | None, info: ModelInfo | None) -> J
     if levels:
         level = nearest_level(effort, levels)
         if level is not None:
-            config["thinkingLevel"] = level
+            config["thinkingLevel"] = level.upper()  # the API's enum names
     elif budget is not None:
         low = budget.min or 0
         high = budget.max

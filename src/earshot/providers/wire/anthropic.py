@@ -65,7 +65,7 @@ from earshot.providers.wire._anthropic_events import (
     decode_event,
     event_type,
 )
-from earshot.providers.wire._anthropic_request import build_body, build_headers
+from earshot.providers.wire._anthropic_request import beta_header, build_body, build_headers
 from earshot.providers.wire.base import HttpCall, ParserBase
 
 if TYPE_CHECKING:
@@ -310,11 +310,16 @@ class AnthropicWire:
         return "anthropic-messages"
 
     def build_call(self, request: ModelRequest, target: Target) -> HttpCall:
-        return HttpCall(
-            url=f"{target.base_url.rstrip('/')}/v1/messages",
-            headers=build_headers(target),
-            body=build_body(request, target),
-        )
+        body = build_body(request, target)
+        headers = build_headers(target)
+        beta = beta_header(body, request)
+        if beta is not None:
+            given = next((k for k in headers if k.lower() == "anthropic-beta"), None)
+            extra = headers.pop(given) if given is not None else ""
+            betas = [b for b in extra.split(",") if b.strip() and b.strip() != beta]
+            headers["anthropic-beta"] = ",".join([*betas, beta])
+        url = f"{target.base_url.rstrip('/')}/v1/messages"
+        return HttpCall(url=url, headers=headers, body=body)
 
     def parser(self, request: ModelRequest, target: Target) -> AnthropicParser:
         return AnthropicParser(target.provider)
