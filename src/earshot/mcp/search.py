@@ -97,8 +97,8 @@ class SearchTool:
         terms = _words(query)
         scored: list[tuple[int, int, McpTool]] = []
         for index, tool in enumerate(self._tools):
-            name = " ".join(_words(tool.name))
-            text = " ".join(_words(tool.description))
+            name = set(_words(tool.name))
+            text = set(_words(tool.description))
             score = sum(3 * (term in name) + (term in text) for term in terms)
             if query.strip() == tool.name or query.strip() == tool.remote_name:
                 score += 100
