@@ -158,6 +158,10 @@ def skill_tool(skills: list[Skill]) -> AnyTool:
         input_type=SkillInput,
         execute=execute,
         read_only=True,
+        # It reads only the SKILL.md files found at start (the user's own extensions, like
+        # AGENTS.md), never a path the model names; the folder's other files are listed,
+        # not read: the model reads them with `read`, through the gate.
+        touches_files=False,
     )
 
 
