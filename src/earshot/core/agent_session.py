@@ -28,7 +28,6 @@ permission grants. The slash commands over this object are ``core.commands.COMMA
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,13 +39,13 @@ from earshot.core.config.options import SessionOptions
 from earshot.core.config.prompt import git_summary, system_prompt
 from earshot.core.config.settings import Settings, SettingsError, load_settings, project_root
 from earshot.core.config.targets import (
-    DEFAULT_MODELS,
     NoModelError,
     default_model_ref,
     load_catalog,
+    model_choices,
     target_for,
 )
-from earshot.core.effort import EffortPolicy, SessionEffort
+from earshot.core.effort import EffortPolicy, SessionEffort, recorded_level
 from earshot.core.extend import hooks, mdcommands, skills, trust
 from earshot.core.extend.hooks import HookRun
 from earshot.core.extend.lifecycle import SessionHooks, notifying
@@ -69,14 +68,10 @@ from earshot.core.tools.state import Todo, ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo, UndoResult
 from earshot.core.undo.recorder import UndoRecorder
 from earshot.providers import types as pt
-from earshot.providers.auth import AuthStore
-from earshot.providers.catalog import CatalogError, ModelCatalog, parse_ref
-from earshot.providers.effort import EffortChoice, EffortLevel, parse_effort
+from earshot.providers.catalog import CatalogError, ModelCatalog
+from earshot.providers.effort import EffortChoice, parse_effort
 from earshot.providers.errors import ProviderError
-from earshot.providers.registry import PROVIDERS, key_from_env
 from earshot.providers.retry import RetryPolicy
-
-MAX_CATALOG_MODELS = 40
 
 
 class SessionSetupError(UserError):
@@ -108,17 +103,6 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
         if isinstance(entry, MessageEntry)
     }
     return [ids.get(id(message)) for message in history]
-
-
-def _recorded_level(recorded: str | None) -> EffortLevel | None:
-    """A resumed session's last effort (None when none was recorded, or it is not a level
-    this build knows)."""
-    if recorded is None:
-        return None
-    try:
-        return parse_effort(recorded)
-    except ValueError:
-        return None
 
 
 def error_text(exc: Exception) -> str:
@@ -241,7 +225,7 @@ class AgentSession:
         resumed = source is not None
         recorded = transcript.tree.effort() if resumed else None
         policy = EffortPolicy(
-            chosen=chosen or _recorded_level(recorded),
+            chosen=chosen or recorded_level(recorded),
             per_model=settings.model_efforts,
             setting=settings.reasoning_effort,
         )
@@ -493,19 +477,8 @@ class AgentSession:
         return target.ref
 
     def model_choices(self) -> list[str]:
-        """Models to offer: the current one, the settings' one, the default model of each
-        provider with a key, then the current provider's catalog models."""
-        refs = [self.model]
-        if self.settings.model:
-            refs.append(self.settings.model)
-        stored = set(AuthStore().providers())
-        for spec in PROVIDERS:
-            if spec.id in DEFAULT_MODELS and (key_from_env(spec, os.environ) or spec.id in stored):
-                refs.append(f"{spec.id}/{DEFAULT_MODELS[spec.id]}")
-        provider, _ = parse_ref(self.model)
-        models = sorted(self.catalog.models(provider), key=lambda info: info.id)
-        refs += [f"{provider}/{info.id}" for info in models[:MAX_CATALOG_MODELS]]
-        return list(dict.fromkeys(refs))
+        """Models to offer (``config.targets.model_choices``)."""
+        return model_choices(self.model, self.settings, self.catalog)
 
     @property
     def effort(self) -> EffortChoice | None:
@@ -621,7 +594,6 @@ class AgentSession:
 
 
 __all__ = [
-    "MAX_CATALOG_MODELS",
     "AgentSession",
     "CommandError",
     "SessionCost",

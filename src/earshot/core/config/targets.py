@@ -105,4 +105,31 @@ def default_model_ref(
     )
 
 
-__all__ = ["DEFAULT_MODELS", "NoModelError", "default_model_ref", "load_catalog", "target_for"]
+MAX_CATALOG_MODELS = 40
+
+
+def model_choices(current: str, settings: Settings, catalog: ModelCatalog) -> list[str]:
+    """Models to offer: ``current``, the settings' one, the default model of each provider
+    with a key, then the current provider's catalog models."""
+    refs = [current]
+    if settings.model:
+        refs.append(settings.model)
+    stored = set(AuthStore().providers())
+    for spec in PROVIDERS:
+        if spec.id in DEFAULT_MODELS and (key_from_env(spec, os.environ) or spec.id in stored):
+            refs.append(f"{spec.id}/{DEFAULT_MODELS[spec.id]}")
+    provider, _ = parse_ref(current)
+    models = sorted(catalog.models(provider), key=lambda info: info.id)
+    refs += [f"{provider}/{info.id}" for info in models[:MAX_CATALOG_MODELS]]
+    return list(dict.fromkeys(refs))
+
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "MAX_CATALOG_MODELS",
+    "NoModelError",
+    "default_model_ref",
+    "load_catalog",
+    "model_choices",
+    "target_for",
+]
