@@ -28,6 +28,29 @@ from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
 pytestmark = pytest.mark.anyio
 
 
+async def test_a_command_file_is_announced_and_a_prompt_starting_with_it_expands(
+    fake_provider: FakeProvider, repo: Path, log: Path
+) -> None:
+    command = repo / ".earshot" / "commands" / "team" / "greet.md"
+    command.parent.mkdir(parents=True)
+    command.write_text("---\ndescription: greet someone\nargument-hint: <who>\n---\nGreet $1.\n")
+    fake_provider.script(anthropic.text_turn("hello bob"))
+    editor = Editor()
+    async with start_earshot(fake_provider, repo, editor, "--model", MODEL, log=log) as (conn, _):
+        await conn.initialize(protocol_version=1, client_capabilities=capabilities())
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        done = await conn.prompt(
+            session_id=session.session_id, prompt=prompt_text("/team:greet bob")
+        )
+    assert done.stop_reason == "end_turn"
+    (update,) = editor.of(AvailableCommandsUpdate)
+    assert isinstance(update, AvailableCommandsUpdate)
+    offered = {c.name: c for c in update.available_commands}
+    assert offered["team:greet"].description.startswith("greet someone")
+    sent = json.dumps(fake_provider.requests[0].json()["messages"])
+    assert "Greet bob." in sent and "/team:greet" not in sent
+
+
 def statuses(editor: Editor, call_id: str) -> list[str]:
     return [s for u in editor.tool_updates(call_id) if (s := getattr(u, "status", None))]
 
@@ -52,7 +75,13 @@ async def test_a_prompt_streams_prose_and_reasoning_and_reports_cost(
     assert usage.cost is not None and usage.cost.currency == "USD" and usage.cost.amount > 0
     (commands,) = editor.of(AvailableCommandsUpdate)
     assert isinstance(commands, AvailableCommandsUpdate)
-    assert {c.name for c in commands.available_commands} == {"cost", "mode", "model", "effort"}
+    assert {c.name for c in commands.available_commands} == {
+        "cost",
+        "mode",
+        "model",
+        "effort",
+        "skills",
+    }
     assert session.modes is not None and len(session.modes.available_modes) == 5
     assert session.config_options is not None
     model, effort = session.config_options

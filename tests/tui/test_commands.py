@@ -136,3 +136,29 @@ def test_input_history_is_kept_across_runs_in_a_project(
         term.wait_for(lambda: term.input_line() == "› question 1", "the earlier line")
         term.send("\x15")
         assert term.exit() == 0
+
+
+def test_command_files_and_skills_complete_with_their_hint_and_run(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    command = repo / ".earshot" / "commands" / "frontend" / "component.md"
+    command.parent.mkdir(parents=True)
+    command.write_text(
+        "---\ndescription: scaffold a component\nargument-hint: <name>\n---\nMake $1 now.\n"
+    )
+    skill = repo / ".earshot" / "skills" / "hello" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: hello\ndescription: greet people warmly\n---\nWave.\n")
+    with Terminal(["--model", MODEL], cwd=repo, env=earshot_env(fake_provider.base_url)) as term:
+        term.wait_ready()
+        term.send("/fronte")
+        term.wait_for("<name> · scaffold a component", "the command file's hint")
+        term.send("\x15")
+        term.type_line("/help")
+        term.wait_for("skill: greet people warmly", "the skill in /help")
+        assert "project:" in term.text()
+        fake_provider.script(anthropic.text_turn("Made it."))
+        term.type_line("/frontend:component Card")
+        term.wait_for("Made it.")
+        assert "Make Card now." in str(fake_provider.requests[-1].json()["messages"])
+        assert term.exit() == 0

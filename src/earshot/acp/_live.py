@@ -122,13 +122,15 @@ class Live:
             )
         return reason
 
-    async def command(self, typed: str) -> bool:
-        """Answer ``typed`` when it is a command offered to editors; False sends it to the
-        model as it is."""
+    async def command(self, typed: str) -> bool | str:
+        """Answer ``typed`` when it is a command offered to editors (True); False sends it
+        to the model as it is; a string is the prompt a command file or skill sends."""
         mode, model, effort = self.session.mode, self.session.model, self.session.effort
         reply = await commands.run(self.session, typed, everywhere=True)
         if reply is None:
             return False
+        if reply.send is not None and not reply.error:
+            return reply.send
         if self.session.mode != mode:
             await self._mode_changed()
         if self.session.model != model or self.session.effort != effort:

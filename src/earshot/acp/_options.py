@@ -25,7 +25,8 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from earshot.core.commands import COMMANDS
+from earshot.core.agent_session import AgentSession
+from earshot.core.commands import table
 from earshot.core.permissions import MODES, Mode
 from earshot.providers.effort import EFFORT_LEVELS, EffortChoice
 
@@ -40,8 +41,9 @@ MODEL_OPTION = "model"
 EFFORT_OPTION = "effort"
 
 
-def available_commands() -> list[AvailableCommand]:
-    """The session's commands that work in an editor, as ACP announces them."""
+def available_commands(session: AgentSession | None = None) -> list[AvailableCommand]:
+    """The session's commands that work in an editor, as ACP announces them (with a
+    session: its command files and skills too)."""
     return [
         AvailableCommand(
             name=c.name,
@@ -50,7 +52,7 @@ def available_commands() -> list[AvailableCommand]:
             if c.hint
             else None,
         )
-        for c in COMMANDS.values()
+        for c in table(session).values()
         if c.everywhere
     ]
 

@@ -82,6 +82,7 @@ from earshot.core.config.options import SessionOptions
 from earshot.core.extensions import SourceFactory
 from earshot.core.session import SessionError
 from earshot.providers.errors import ProviderError
+from earshot.providers.types import TextPart
 
 log = logging.getLogger("earshot.acp")
 
@@ -273,8 +274,11 @@ class EarshotAcpAgent:
         live.running, live.idle = True, anyio.Event()
         try:
             typed = prompt_text(parts)
-            if typed is not None and await live.command(typed):
+            answer = await live.command(typed) if typed is not None else False
+            if answer is True:
                 return PromptResponse(stop_reason="end_turn")
+            if isinstance(answer, str):
+                parts = [TextPart(text=answer)]
             return PromptResponse(stop_reason=await live.prompt(parts))
         finally:
             live.running = False
@@ -392,7 +396,7 @@ class EarshotAcpAgent:
             await live.send(
                 AvailableCommandsUpdate(
                     session_update="available_commands_update",
-                    available_commands=available_commands(),
+                    available_commands=available_commands(live.session),
                 )
             )
 

@@ -25,6 +25,25 @@ def _describe(root: Path) -> list[str]:
                 rows.append(f"      env {key}={server.env[key]}")
             for key in sorted(server.headers):
                 rows.append(f"      header {key}: {server.headers[key]}")
+    return rows + _hook_rows(root)
+
+
+def _hook_rows(root: Path) -> list[str]:
+    """Each checked-in hook command, as it would run."""
+    from earshot.core.extend import trust
+
+    rows: list[str] = []
+    defined = trust.definitions(root).get("hooks")
+    for where, groups in defined.items() if isinstance(defined, dict) else ():
+        for group in groups if isinstance(groups, list) else ():
+            if not isinstance(group, dict):
+                continue
+            matcher = group.get("matcher") or "*"
+            entries = group.get("hooks")
+            for hook in entries if isinstance(entries, list) else []:
+                command = hook.get("command") if isinstance(hook, dict) else None
+                if isinstance(command, str):
+                    rows.append(f"  hook {where} (matcher {matcher}): {command}")
     return rows
 
 

@@ -48,6 +48,11 @@ from earshot.core.config.targets import (
     target_for,
 )
 from earshot.core.effort import EffortPolicy, SessionEffort, recorded_level
+from earshot.core.extend import hooks, mdcommands, skills, trust
+from earshot.core.extend.hooks import HookRun
+from earshot.core.extend.lifecycle import SessionHooks, notifying
+from earshot.core.extend.mdcommands import MdCommand
+from earshot.core.extend.skills import Skill
 from earshot.core.extensions import ExtraCommand, ToolSource
 from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
@@ -170,6 +175,8 @@ class AgentSession:
         resumed: bool,
         warnings: list[str],
         memory_files: list[str],
+        skills: Sequence[Skill] = (),
+        user_commands: Sequence[MdCommand] = (),
     ) -> None:
         self.agent = agent
         self.transcript = transcript
@@ -180,7 +187,13 @@ class AgentSession:
         self.resumed = resumed
         self.warnings = warnings
         self.memory_files = memory_files
+        self.skills: tuple[Skill, ...] = tuple(skills)
+        self.user_commands: dict[str, MdCommand] = {c.name: c for c in user_commands}
         self.context_tokens = 0
+        self._next_turn: tuple[str, tuple[str, ...]] | None = None
+        self.lifecycle = SessionHooks(None, {}, options.cwd, None)
+        """The hooks around turns (``core/extend/lifecycle.py``)."""
+        self._ended = False
         """Tokens in the context after the last model call (prompt + reply), as reported."""
         self._approve = approve
         self._ask = ask
@@ -210,6 +223,9 @@ class AgentSession:
         cwd = options.cwd.resolve()
         settings = settings if settings is not None else load_settings(cwd)
         rules = load_rules(settings, allow=options.allow, ask=options.ask, deny=options.deny)
+        session_hooks, hook_notices = hooks.load(
+            settings.files, trusted_project=trust.quietly_trusted(project_root(cwd))
+        )
         try:
             mode = (
                 parse_mode(options.permission_mode)
@@ -265,15 +281,21 @@ class AgentSession:
         notices = [*sandbox_config.ignored, *([confined.notice] if confined.notice else [])]
         if resumed:
             state.todos = list(transcript.todos())
+        found_skills, skill_problems = skills.discover(cwd)
+        found_commands, command_problems = mdcommands.discover(cwd)
+        notices += [*hook_notices, *skill_problems, *command_problems]
         tools = [*BUILTIN, *extra_tools]
         agents, agent_warnings = load_agents(cwd)
         notices.extend(agent_warnings)
+        if found_skills:
+            tools.append(skills.skill_tool(found_skills))
         memory = load_memory(cwd, config_dir=config_dir())
         system = system_prompt(
             cwd=cwd,
             tools=[*(tool.name for tool in tools), task_tool.NAME],
             git=git_summary(cwd),
             memory=memory_prompt(memory),
+            skills=skills.prompt_section(found_skills),
             append=options.append_system_prompt,
         )
         cap = settings.undo_max_file_bytes
@@ -334,8 +356,24 @@ class AgentSession:
             resumed=resumed,
             warnings=[*rules.notices, *(transcript.warnings() if resumed else ()), *notices],
             memory_files=[str(f.path) for f in memory],
+            skills=found_skills,
+            user_commands=found_commands,
         )
         session._catalog = catalog
+        agent.hooks = session_hooks if session_hooks else None
+        agent.hook_info = {
+            "session_id": transcript.id,
+            "transcript_path": str(store.path_for(transcript.id)),
+            "cwd": str(cwd),
+        }
+
+        async def record(run: HookRun) -> None:
+            await transcript.append_hook(run.event, run.command, run.exit_code, run.duration_ms)
+
+        agent.record_hook = record
+        session.lifecycle = SessionHooks(agent.hooks, agent.hook_info, cwd, record)
+        if approve is not None and agent.hooks:
+            agent.approve = notifying(approve, session.lifecycle)
         return session
 
     # --- what it is --------------------------------------------------------------------------
@@ -417,11 +455,35 @@ class AgentSession:
 
     async def prompt(self, turn_input: TurnInput) -> AsyncIterator[AgentEvent]:
         """Run one turn. ``InputError`` (raised before any event) means nothing was
-        appended or sent. ``TurnEnded`` is always the last event."""
-        async for event in self.agent.run_turn(turn_input):
-            if isinstance(event, AssistantMessage):
-                self.context_tokens = event.usage.prompt_total + event.usage.output
-            yield event
+        appended or sent. ``TurnEnded`` is always the last event. A command file's
+        ``model`` and ``allowed-tools`` (``for_next_turn``) hold for this turn only."""
+        next_turn, self._next_turn = self._next_turn, None
+        model, allowed = next_turn if next_turn is not None else ("", ())
+        old_target = self.agent.target
+        if model:
+            await self.switch_model(model)
+        self.agent.allowed_only = tuple(allowed)
+        source = "resume" if self.resumed else "startup"
+        try:
+            async for event in self.lifecycle.turn(turn_input, self.agent.run_turn, source=source):
+                if isinstance(event, AssistantMessage):
+                    self.context_tokens = event.usage.prompt_total + event.usage.output
+                yield event
+        finally:
+            self.agent.allowed_only = ()
+            if model and self.agent.target is not old_target:
+                await self.agent.switch_model(old_target)
+
+    def for_next_turn(self, *, model: str = "", allowed_tools: Sequence[str] = ()) -> None:
+        """The next turn (only) uses ``model`` and only the tools ``allowed_tools`` name
+        (Claude Code's names or ours; a tool never named is taken away, none is added).
+        An unknown model is a ``CommandError`` now, before anything is sent."""
+        if model:
+            try:
+                target_for(model.strip(), settings=self.settings, catalog=self.catalog)
+            except (CatalogError, ProviderError, SettingsError, NoModelError) as exc:
+                raise CommandError(error_text(exc)) from exc
+        self._next_turn = (model.strip(), tuple(allowed_tools)) if model or allowed_tools else None
 
     def steer(self, turn_input: TurnInput) -> None:
         """Queue a message typed mid-turn; it is sent between two model calls."""
@@ -448,6 +510,11 @@ class AgentSession:
     async def _compact(self, focus: str) -> AsyncIterator[AgentEvent]:
         self._compacting = True
         try:
+            _, notices = await self.lifecycle.fire(
+                "PreCompact", {"trigger": "manual", "custom_instructions": focus}
+            )
+            for notice in notices:
+                yield notice
             async for event in self.agent.compact(focus):
                 yield event
         finally:
@@ -593,6 +660,9 @@ class AgentSession:
 
     async def close(self) -> None:
         """Kill background shells and release the transcript (idempotent)."""
+        if not self._ended:
+            self._ended = True
+            await self.lifecycle.fire("SessionEnd", {"reason": "other"})
         await self.agent.close()
         self.transcript.close()
 

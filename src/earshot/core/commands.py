@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from earshot._base.errors import UserError
 from earshot.core.agent_session import AgentSession, error_text
+from earshot.core.extend.mdcommands import MdCommand, expand
+from earshot.core.extend.skills import Skill
 from earshot.core.extensions import ExtraCommand
 from earshot.core.loop.events import AgentEvent
 from earshot.core.permissions import MODES
@@ -61,6 +63,8 @@ class Command:
     """What the argument is, for an editor's input hint ("" when it takes none)."""
     everywhere: bool = False
     """Also offered where there is no terminal: to editors (ACP) and to ``-p``."""
+    source: str = ""
+    """Where it comes from: "" for earshot's own, else "project" or "user" and the file."""
 
 
 def _say(text: str) -> CommandReply:
@@ -284,6 +288,64 @@ async def cmd_scope(session: AgentSession, arg: str) -> CommandReply:
     return _say(session.gate.scope.text())
 
 
+async def cmd_skills(session: AgentSession, arg: str) -> CommandReply:
+    if not session.skills:
+        return _say(
+            "no skills; add one as .earshot/skills/<name>/SKILL.md (front matter name and "
+            "description)"
+        )
+    rows = [f"  /{s.name}  {s.description}  ({s.source}: {s.path})" for s in session.skills]
+    return _say(
+        "skills (the model loads one with the skill tool; /<name> asks it to):\n" + "\n".join(rows)
+    )
+
+
+def _file_command(found: MdCommand) -> Command:
+    async def run_file(session: AgentSession, arg: str) -> CommandReply:
+        prompt = expand(found, arg, session.cwd, session.gate)
+        session.for_next_turn(model=found.model, allowed_tools=found.allowed_tools)
+        return CommandReply(send=prompt)
+
+    return Command(
+        found.name,
+        found.about or f"({found.path.name})",
+        run_file,
+        hint=found.hint,
+        everywhere=True,
+        source=f"{found.source}: {found.path}",
+    )
+
+
+def _skill_command(skill: Skill) -> Command:
+    async def run_skill(session: AgentSession, arg: str) -> CommandReply:
+        ask = f"Use the skill {skill.name!r} (load it with the skill tool) for this"
+        return CommandReply(send=ask + (f": {arg}" if arg else "."))
+
+    return Command(
+        skill.name,
+        f"skill: {skill.description}",
+        run_skill,
+        hint="what to do",
+        everywhere=True,
+        source=f"{skill.source} skill: {skill.path}",
+    )
+
+
+def table(session: AgentSession | None) -> dict[str, Command]:
+    """Every command of ``session``: earshot's own, then its command files' and skills'
+    (earshot's own win a name; a command file wins over a skill)."""
+    if session is None:
+        return dict(COMMANDS)
+    listed: dict[str, Command] = {}
+    for skill in session.skills:
+        listed[skill.name] = _skill_command(skill)
+    for found in session.user_commands.values():
+        listed[found.name] = _file_command(found)
+    for added in extra(session):
+        listed[added.name] = added
+    return {**listed, **COMMANDS}
+
+
 COMMANDS: dict[str, Command] = {
     c.name: c
     for c in (
@@ -321,19 +383,23 @@ COMMANDS: dict[str, Command] = {
         Command("permissions", "the mode, the rules and this session's grants", cmd_permissions),
         Command("todos", "the agent's todo list", cmd_todos),
         Command("scope", "the declared scope: goal, paths, steps", cmd_scope),
+        Command("skills", "the skills found for this session", cmd_skills, everywhere=True),
     )
 }
 ALIASES = {"new": "clear"}
 
 
-def find(text: str, *, everywhere: bool = False) -> tuple[Command, str] | None:
+def find(
+    text: str, *, everywhere: bool = False, session: AgentSession | None = None
+) -> tuple[Command, str] | None:
     """The command ``text`` names (``/name rest``), or None when it names none (or, with
-    ``everywhere``, none offered outside a terminal)."""
+    ``everywhere``, none offered outside a terminal). With ``session``, its command files
+    and skills too."""
     stripped = text.strip()
     if not stripped.startswith("/"):
         return None
     name, _, rest = stripped[1:].partition(" ")
-    found = COMMANDS.get(ALIASES.get(name.strip(), name.strip()))
+    found = table(session).get(ALIASES.get(name.strip(), name.strip()))
     if found is None or (everywhere and not found.everywhere):
         return None
     return found, rest.strip()
@@ -358,14 +424,9 @@ def extra(session: AgentSession, *, everywhere: bool = False) -> list[Command]:
 
 
 async def run(session: AgentSession, text: str, *, everywhere: bool = False) -> CommandReply | None:
-    """Answer ``text`` when it is a command (built in, or added by a tool source); a
-    refusal (an unknown mode, a turn still running) is an error reply, never an exception."""
-    found = find(text, everywhere=everywhere)
-    if found is None and text.strip().startswith("/"):
-        name, _, rest = text.strip()[1:].partition(" ")
-        for command in extra(session, everywhere=everywhere):
-            if command.name == name:
-                found = command, rest.strip()
+    """Answer ``text`` when it is a command; a refusal (an unknown mode, a turn still
+    running) is an error reply, never an exception."""
+    found = find(text, everywhere=everywhere, session=session)
     if found is None:
         return None
     command, arg = found
@@ -384,4 +445,5 @@ __all__ = [
     "extra",
     "find",
     "run",
+    "table",
 ]

@@ -109,8 +109,10 @@ class ServerConfig:
 
 
 def project_files(root: Path) -> list[Path]:
-    """The checked-in files that can define servers (and hooks, later)."""
-    return [root / ".mcp.json", root / ".earshot" / "settings.json"]
+    """The checked-in files that can define servers and hooks."""
+    from earshot.core.extend import trust
+
+    return trust.project_files(root)
 
 
 def config_files(root: Path) -> list[tuple[Scope, Path]]:
@@ -213,15 +215,14 @@ def load_servers(root: Path) -> list[ServerConfig]:
 
 
 def project_definitions(root: Path) -> JSONObject:
-    """What the project's checked-in files define that runs code: what trust covers."""
-    servers: JSONObject = {}
-    for path in project_files(root):
-        data = read_file(path)
-        block = data.get("mcpServers") if data is not None else None
-        if isinstance(block, dict):
-            for name, raw in block.items():
-                servers[f"{path.name}:{name}"] = raw
-    return {"mcpServers": servers} if servers else {}
+    """What the project's checked-in files define that runs code (servers and hooks):
+    what trust covers. The session checks the same definitions (``core.extend.trust``)."""
+    from earshot.core.extend import trust
+
+    try:
+        return trust.definitions(root)
+    except JSONFileError as exc:
+        raise McpConfigError(str(exc)) from exc
 
 
 __all__ = [

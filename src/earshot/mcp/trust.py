@@ -14,25 +14,16 @@ and the project is untrusted again until ``earshot trust`` is run once more.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
-
-from earshot._base.dirs import config_dir
 from earshot._base.json import JSONObject
 from earshot._base.jsonfile import JSONFileError, load_json_object, write_json_atomic
+from earshot.core.extend import trust as core_trust
 from earshot.mcp.config import McpConfigError, project_definitions
 
-
-def trust_file() -> Path:
-    return config_dir() / "trust.json"
-
-
-def digest(definitions: JSONObject) -> str:
-    canonical = msgspec.json.encode(definitions, order="sorted")
-    return hashlib.sha256(canonical).hexdigest()
+trust_file = core_trust.trust_file
+digest = core_trust.digest
 
 
 def _load() -> JSONObject:

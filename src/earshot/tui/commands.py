@@ -71,13 +71,16 @@ LOCAL: dict[str, tuple[str, Handler]] = {
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
 
 
+def _about(command: session_commands.Command) -> str:
+    about = f"{command.hint} · {command.about}" if command.hint else command.about
+    return f"{about} ({command.source})" if command.source else about
+
+
 def command_list(session: AgentSession | None = None) -> dict[str, str]:
-    """Every command with its one-line description, in the order ``/help`` shows them
-    (with those the session's tool sources add: ``/mcp``, MCP server prompts)."""
+    """Every command with its argument hint and one-line description (and, for a command
+    file or skill, where it comes from), in the order ``/help`` shows them."""
     listed = {"help": LOCAL["help"][0]}
-    listed.update({name: c.about for name, c in session_commands.COMMANDS.items()})
-    if session is not None:
-        listed.update({c.name: c.about for c in session_commands.extra(session)})
+    listed.update({n: _about(c) for n, c in session_commands.table(session).items()})
     listed["exit"] = LOCAL["exit"][0]
     return listed
 
@@ -91,8 +94,7 @@ def find(text: str, session: AgentSession | None = None) -> tuple[Handler, str] 
     local = LOCAL.get(name)
     if local is not None:
         return local[1], rest.strip()
-    added = session is not None and any(c.name == name for c in session_commands.extra(session))
-    if session_commands.find(text) is None and not added:
+    if session_commands.find(text, session=session) is None:
         return None
 
     async def run(tui: Tui, arg: str) -> None:

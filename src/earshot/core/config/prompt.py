@@ -59,6 +59,7 @@ def system_prompt(
     today: _dt.date | None = None,
     git: str | None = None,
     memory: str = "",
+    skills: str = "",
     append: str = "",
 ) -> str:
     date = (today or _dt.date.today()).isoformat()
@@ -73,6 +74,8 @@ def system_prompt(
     sections = [_CONVENTIONS, "\n".join(env)]
     if memory.strip():
         sections.append(memory.strip())
+    if skills.strip():
+        sections.append(skills.strip())
     if append.strip():
         sections.append(append.strip())
     return "\n\n".join(sections) + "\n"

@@ -18,6 +18,8 @@ from typing import TypeVar
 import anyio
 
 from earshot._base.aio import race
+from earshot._base.json import JSONObject
+from earshot.core.extend.hooks import HookOutcome, HookRun, Hooks
 from earshot.core.loop.approvals import ApprovalRequest, ApproveFn
 from earshot.core.loop.events import (
     AgentEvent,
@@ -94,6 +96,13 @@ class ToolBatch:
     unanswered: str | None = HEADLESS_DENIAL
     """Why a call that needs approval is denied when nobody can approve (None: the gate's
     own reason)."""
+    hooks: Hooks | None = None
+    """PreToolUse hooks run before the gate: they may refuse a call or make it ask,
+    never allow it."""
+    hook_base: JSONObject = field(default_factory=dict)
+    hook_runs: list[HookRun] = field(default_factory=list)
+    """Every hook run of the batch, for the transcript."""
+    _hook_events: list[AgentEvent] = field(default_factory=list)
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -126,7 +135,22 @@ class ToolBatch:
             # would put the file's lines on screen
             detail = "" if decision.outcome == "deny" else request.detail
             yield ToolCallRequested(call=call, read_only=tool.read_only, title=title, detail=detail)
+            judged: HookOutcome | None = None
+            if self.hooks:
+                judged = await self.hooks.run(
+                    "PreToolUse",
+                    {**self.hook_base, "tool_input": call.input},
+                    self.ctx.cwd,
+                    tool=call.name,
+                )
+                self.hook_runs += judged.runs
+                for event in hook_notices(judged):
+                    yield event
             outcome, reason, asked = decision.outcome, decision.reason, False
+            if judged is not None and (judged.blocked or judged.stop):
+                outcome, reason = "deny", f"blocked by a PreToolUse hook: {judged.reason}"
+            elif judged is not None and judged.ask and outcome == "allow":
+                outcome, reason = "ask", f"a PreToolUse hook asks: {judged.reason}"
             if outcome == "ask":
                 asked = True
                 parts = tuple(verdict.command for verdict in decision.commands)
@@ -236,9 +260,36 @@ class ToolBatch:
         slot.display = result.display
         if self.observe is not None:
             await self.observe(result)
+        if self.hooks and self.hooks.matching("PostToolUse", call.name):
+            await self._after(slot, result)
+
+    async def _after(self, slot: _Slot, result: ToolResult) -> None:
+        """PostToolUse: the call has run; a hook may tell the model something about it
+        (exit 2's stderr, a block's reason, additionalContext)."""
+        call = slot.call
+        assert self.hooks is not None and slot.result is not None
+        response = "\n".join(p.text for p in result.content if isinstance(p, TextPart))
+        judged = await self.hooks.run(
+            "PostToolUse",
+            {**self.hook_base, "tool_input": call.input, "tool_response": response},
+            self.ctx.cwd,
+            tool=call.name,
+        )
+        self.hook_runs += judged.runs
+        self._hook_events += hook_notices(judged)
+        said = [f"PostToolUse hook: {judged.reason}"] if judged.blocked else []
+        said += judged.context
+        if said:
+            slot.result = ToolResultPart(
+                call_id=call.id,
+                name=call.name,
+                content=[*slot.result.content, TextPart(text="\n".join(said))],
+                is_error=slot.result.is_error,
+            )
 
     def _flush(self, slots: list[_Slot]) -> list[AgentEvent]:
-        out: list[AgentEvent] = []
+        out: list[AgentEvent] = list(self._hook_events)
+        self._hook_events.clear()
         for slot in slots:
             if slot.result is None:
                 break
@@ -255,7 +306,22 @@ class ToolBatch:
         return out
 
 
+def hook_notices(judged: HookOutcome) -> list[AgentEvent]:
+    """What a person sees of hook runs: one line per run, and each warning."""
+    out: list[AgentEvent] = [
+        Notice(
+            level="info",
+            message=f"hook {run.event} `{run.command}` exit {run.exit_code} "
+            f"({run.duration_ms:.0f} ms)",
+        )
+        for run in judged.runs
+    ]
+    out += [Notice(level="warning", message=w) for w in judged.warnings]
+    return out
+
+
 __all__ = [
     "HEADLESS_DENIAL",
     "ToolBatch",
+    "hook_notices",
 ]

@@ -27,14 +27,17 @@ become ``Notice`` events) and offers their current ``tools()``.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
 
 from earshot._base.aio import race
+from earshot._base.json import JSONObject
 from earshot.core.effort import SessionEffort
+from earshot.core.extend.hooks import HookRun, Hooks
+from earshot.core.extend.names import narrowed
 from earshot.core.extensions import ToolSource
 from earshot.core.loop import verify
 from earshot.core.loop._execute import ToolBatch
@@ -121,8 +124,16 @@ class Agent:
     ) -> None:
         self.target = target
         self.tools: dict[str, AnyTool] = {tool.name: tool for tool in tools}
+        self.hooks: Hooks | None = None
+        """The session's hooks (set by ``AgentSession.open``)."""
+        self.hook_info: JSONObject = {"cwd": str(cwd)}
+        """What every hook's stdin carries about the session (session id, transcript)."""
+        self.record_hook: Callable[[HookRun], Awaitable[None]] | None = None
         self._fixed_tools = dict(self.tools)
         self.sources = tuple(sources)
+        self.allowed_only: tuple[str, ...] = ()
+        """When set (a command file's ``allowed-tools``, one turn), only these tools are
+        offered and run; it narrows, never adds."""
         self.cwd = cwd
         self.gate = gate
         self.system = system
@@ -270,8 +281,12 @@ class Agent:
         self.history.append(message)
         self._entry_ids.append(entry)
 
+    def offered(self) -> dict[str, AnyTool]:
+        """The tools this turn may use: all of them, or those ``allowed_only`` names."""
+        return narrowed(self.tools, self.allowed_only) if self.allowed_only else self.tools
+
     def _specs(self) -> list[pt.ToolSpec]:
-        return [tool.spec() for tool in self.tools.values()]
+        return [tool.spec() for tool in self.offered().values()]
 
     def _request(self) -> pt.ModelRequest:
         return pt.ModelRequest(
@@ -577,15 +592,20 @@ class Agent:
     async def _run_tools(self, turn: Turn) -> AsyncIterator[AgentEvent]:
         """Gate and run the reply's tool calls; one tool message with one result each."""
         batch = ToolBatch(
-            tools=self.tools,
+            tools=self.offered(),
             ctx=self._context(),
             gate=self.gate,
             approve=self.approve,
             undo=self.undo,
             observe=self._observe,
+            hooks=self.hooks,
+            hook_base=dict(self.hook_info),
         )
         async for tool_event in batch.run(turn.tool_calls):
             yield tool_event
+        if self.record_hook is not None:
+            for run in batch.hook_runs:
+                await self.record_hook(run)
         turn.denials.extend(batch.denials)
         turn.changed = turn.changed or batch.mutated
         await self._append(pt.Message(role="tool", parts=list(batch.results)))

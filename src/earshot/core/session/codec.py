@@ -58,6 +58,7 @@ KNOWN_TYPES = frozenset(
         "label",
         "snapshot",
         "rewind",
+        "hook",
     }
 )
 

@@ -15,6 +15,7 @@ Shape of a file (one JSON object per line)::
       LabelEntry         "label"         a user's bookmark on another entry
       SnapshotEntry      "snapshot"      an undo snapshot taken before a tool batch
       RewindEntry        "rewind"        a new branch head under an earlier entry
+      HookEntry          "hook"          a hook ran: event, command, exit code, duration
       UnknownEntry       (any other)     a tree node of a type this build does not know
 
 Every ``Entry`` is written with all four of ``type``, ``id``, ``parent_id`` (``null`` for a
@@ -137,6 +138,15 @@ class RewindEntry(_Entry, tag="rewind", frozen=True):
     from_id: str | None = None
 
 
+class HookEntry(_Entry, tag="hook", frozen=True):
+    """One hook run: its event, command, exit status (None: timed out) and duration."""
+
+    event: str
+    command: str
+    exit_code: int | None
+    duration_ms: float
+
+
 class UnknownEntry(msgspec.Struct, kw_only=True, frozen=True):
     """A line with a tree position but a ``type`` this build does not know. It keeps the
     tree connected; it carries nothing into the history."""
@@ -157,6 +167,7 @@ KnownEntry: TypeAlias = (
     | LabelEntry
     | SnapshotEntry
     | RewindEntry
+    | HookEntry
 )
 Entry: TypeAlias = KnownEntry | UnknownEntry
 Line: TypeAlias = Header | FormatMark | KnownEntry
@@ -187,6 +198,7 @@ __all__ = [
     "Glance",
     "GlanceMessage",
     "Header",
+    "HookEntry",
     "ImportOrigin",
     "KnownEntry",
     "LabelEntry",

@@ -26,6 +26,7 @@ from earshot.core.session.entries import (
     EffortEntry,
     Entry,
     Header,
+    HookEntry,
     KnownEntry,
     LabelEntry,
     MessageEntry,
@@ -156,6 +157,22 @@ class Session:
                 first_kept=first_kept,
                 preamble=list(preamble),
                 tokens_before=tokens_before,
+            )
+        )
+
+    async def append_hook(
+        self, event: str, command: str, exit_code: int | None, duration_ms: float
+    ) -> str:
+        """Record one hook run (never part of the history the model sees)."""
+        return await self._append(
+            lambda i, p, t: HookEntry(
+                id=i,
+                parent_id=p,
+                timestamp=t,
+                event=event,
+                command=command,
+                exit_code=exit_code,
+                duration_ms=round(duration_ms, 1),
             )
         )
 
