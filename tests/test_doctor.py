@@ -20,6 +20,7 @@ import earshot
 from earshot import __version__
 from earshot._compiled import COMPILED
 from earshot.cli.doctor_cmd import PACKAGES
+from tests.sandbox_support import path_without_bwrap
 
 KEY = "sk-ant-doctor-test-0123456789"
 STORED_KEY = "sk-or-stored-9876543210"
@@ -170,17 +171,6 @@ def test_a_corrupt_compiled_decoder_still_decodes_as_pure_python(tmp_path: Path)
     assert done.stdout == "ping {} ['earshot.providers.sse']\n"
 
 
-def _path_without_bwrap(tmp_path: Path) -> str:
-    """A PATH with bash and git but no bwrap."""
-    bin_dir = tmp_path / "bin-no-bwrap"
-    bin_dir.mkdir()
-    for program in ("bash", "git"):
-        found = shutil.which(program)
-        assert found is not None
-        (bin_dir / program).symlink_to(found)
-    return str(bin_dir)
-
-
 def test_doctor_shows_the_sandbox_and_how_to_install_it_when_missing(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -194,7 +184,7 @@ def test_doctor_shows_the_sandbox_and_how_to_install_it_when_missing(tmp_path: P
     assert shown["backend"] == ("bwrap" if sys.platform.startswith("linux") else "seatbelt")
     if not sys.platform.startswith("linux"):
         return
-    no_bwrap = _path_without_bwrap(tmp_path)
+    no_bwrap = path_without_bwrap(tmp_path)
     done = doctor(cwd=work, env={"PATH": no_bwrap})
     assert done.returncode == 0
     assert "bubblewrap (bwrap) is not on PATH" in done.stdout

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
+from tests.sandbox_support import path_without_bwrap
 from tests.test_headless_cli import earshot, records
 
 
@@ -92,12 +93,7 @@ def test_sandbox_off_runs_unconfined(
 def test_a_missing_bwrap_is_one_notice_record(
     fake_provider: FakeProvider, repo: Path, tmp_path: Path
 ) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for program in ("bash", "git"):
-        found = shutil.which(program)
-        assert found is not None
-        (bin_dir / program).symlink_to(found)
+    no_bwrap = path_without_bwrap(tmp_path)
     fake_provider.script(anthropic.text_turn("hi"))
     done = earshot(
         fake_provider,
@@ -106,7 +102,7 @@ def test_a_missing_bwrap_is_one_notice_record(
         "hi",
         "--output-format",
         "stream-json",
-        env={"PATH": str(bin_dir)},
+        env={"PATH": no_bwrap},
     )
     assert done.returncode == 0, done.stderr
     notices = [r for r in records(done.stdout) if r["type"] == "notice"]
@@ -120,12 +116,7 @@ def test_a_missing_bwrap_is_one_notice_record(
 def test_required_without_bwrap_refuses_commands(
     fake_provider: FakeProvider, repo: Path, tmp_path: Path
 ) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for program in ("bash", "git"):
-        found = shutil.which(program)
-        assert found is not None
-        (bin_dir / program).symlink_to(found)
+    no_bwrap = path_without_bwrap(tmp_path)
     _bash_then_text(fake_provider, "echo ran > ran.txt")
     done = earshot(
         fake_provider,
@@ -138,7 +129,7 @@ def test_required_without_bwrap_refuses_commands(
         "required",
         "--output-format",
         "stream-json",
-        env={"PATH": str(bin_dir)},
+        env={"PATH": no_bwrap},
     )
     assert done.returncode == 0, done.stderr
     assert not (repo / "ran.txt").exists()

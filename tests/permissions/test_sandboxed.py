@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from earshot.core.permissions import Mode, PermissionGate, decide
 from earshot.core.permissions.decision import SANDBOX_REASON
 from earshot.core.sandbox import SandboxConfig, open_sandbox
 from tests.permissions.helpers import bash, edit, ruleset
+from tests.sandbox_support import path_without_bwrap
 
 
 @pytest.mark.parametrize(
@@ -117,13 +117,8 @@ def test_the_check_command_knows_about_the_sandbox(tmp_path: Path) -> None:
     assert "sandbox" in str(confined["reason"])
     if not sys.platform.startswith("linux"):
         return
-    no_bwrap = tmp_path / "bin"
-    no_bwrap.mkdir()
-    for program in ("bash", "git"):
-        found = shutil.which(program)
-        assert found is not None
-        (no_bwrap / program).symlink_to(found)
-    assert _check(project, "npm test", "accept-edits", str(no_bwrap))["decision"] == "ask"
+    no_bwrap = path_without_bwrap(tmp_path)
+    assert _check(project, "npm test", "accept-edits", no_bwrap)["decision"] == "ask"
     (project / ".earshot").mkdir()
     (project / ".earshot/settings.local.json").write_text('{"sandbox": {"mode": "off"}}')
     assert _check(project, "npm test", "accept-edits")["decision"] == "ask"
