@@ -66,13 +66,17 @@ def test_project_command_wins_over_user_and_bang_runs_only_through_the_gate(
 ) -> None:
     config = Path(home["XDG_CONFIG_HOME"]) / "earshot"
     _write(config / "commands/greet.md", "Say hi to $ARGUMENTS from the user file\n")
-    _write(repo / ".claude/commands/greet.md", "Greet $ARGUMENTS. Branch: !`echo on-main`\n")
+    # Inline code needs a rule that names the flag (a read-only line such as `echo` would
+    # run without one).
+    bang = "!`python3 -c \"print('on-main')\"`"
+    _write(repo / ".claude/commands/greet.md", f"Greet $ARGUMENTS. Branch: {bang}\n")
     refused = earshot(fake_provider, repo, "-p", "/greet bob", env=home)
     assert refused.returncode != 0
-    assert "echo on-main" in refused.stdout + refused.stderr
+    assert "python3 -c" in refused.stdout + refused.stderr
     assert not fake_provider.requests
     fake_provider.script(anthropic.text_turn("hi bob"))
-    done = earshot(fake_provider, repo, "-p", "/greet bob", "--allow", "Bash(echo:*)", env=home)
+    allow = "Bash(python3 -c *)"
+    done = earshot(fake_provider, repo, "-p", "/greet bob", "--allow", allow, env=home)
     assert done.returncode == 0, done.stderr
     sent = json.dumps(fake_provider.requests[0].json()["messages"])
     assert "Greet bob. Branch: on-main" in sent
