@@ -445,11 +445,12 @@ def test_json_mode_prints_nothing_but_the_result() -> None:
     assert stderr == ""
 
 
-def test_text_mode_prints_only_the_final_text() -> None:
+def test_text_mode_prints_only_the_final_text_and_names_denials_on_stderr() -> None:
     events, ended = _tool_turn()
     stdout, stderr, result = _render("text", events, ended)
     assert stdout == "I could not edit app.py.\n"
-    assert stderr == ""
+    assert stderr.startswith("earshot: 1 tool call was denied (edit); rerun with")
+    assert stderr.count("\n") == 1
     assert result["success"] is True
 
 
