@@ -34,6 +34,8 @@ _CLEARED = (
     "GOOGLE_CLOUD_PROJECT",
     "EARSHOT_MODEL",
 )
+# Cloud SDK variables (credentials, profiles, regions, endpoints) are cleared by prefix.
+_CLEARED_PREFIXES = ("EARSHOT_", "AWS_", "GOOGLE_", "GCE_", "CLOUDSDK_", "AZURE_", "OPENAI_")
 # Variables that steer the test harness itself, not earshot.
 _KEPT = ("EARSHOT_REFERENCE_DIR", "EARSHOT_UPDATE_SNAPSHOTS")
 
@@ -43,8 +45,16 @@ def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
         if name in _KEPT:
             continue
-        if name.endswith(_CLEARED_SUFFIXES) or name in _CLEARED or name.startswith("EARSHOT_"):
+        if (
+            name.endswith(_CLEARED_SUFFIXES)
+            or name in _CLEARED
+            or name.startswith(_CLEARED_PREFIXES)
+        ):
             monkeypatch.delenv(name, raising=False)
+    # No test may reach a real metadata server: AWS's is switched off, Google's points at a
+    # closed loopback port (tests that want one point these at a fake).
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:9")
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))

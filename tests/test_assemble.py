@@ -47,7 +47,7 @@ def test_parts_keep_their_start_order_and_metadata_namespace() -> None:
 def test_nothing_is_emitted_after_the_terminal_event() -> None:
     asm = Assembler("p")
     events = asm.text("a") + asm.finish("stop")
-    events += asm.text("late") + asm.finish("stop") + asm.eof() + asm.abort()
+    events += asm.text("late") + asm.finish("stop") + asm.eof("stop") + asm.abort()
     events += asm.fail(ProviderError("server", "x"))
     assert len(_terminal(events)) == 1
     assert events[-1] == events[1]
@@ -76,14 +76,15 @@ def test_empty_runs_are_dropped_but_empty_text_with_metadata_is_kept() -> None:
     ]
 
 
-def test_eof_without_terminal_event_finishes_once_and_says_so() -> None:
+def test_eof_without_terminal_event_is_an_incomplete_answer_never_a_finish() -> None:
     asm = Assembler("p")
-    events = asm.text("partial") + asm.eof() + asm.eof()
+    events = asm.text("partial") + asm.eof("the end") + asm.eof("the end")
     assert len(_terminal(events)) == 1
-    finish = events[-1]
-    assert isinstance(finish, Finish)
-    assert finish.reason == "stop"
-    assert finish.vendor_reason == "stream_closed_early"
+    error = events[-1]
+    assert isinstance(error, ErrorEvent)
+    assert (error.kind, error.retryable) == ("stream_incomplete", True)
+    assert "without the end" in error.message
+    assert error.partial is not None and error.partial.parts == [TextPart(text="partial")]
 
 
 def test_abort_drops_tool_calls_still_streaming() -> None:

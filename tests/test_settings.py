@@ -86,3 +86,24 @@ def test_undo_file_size_cap_is_a_setting(tmp_path: Path) -> None:
     _write(tmp_path / ".earshot/settings.json", '{"undo": {"maxFileBytes": "big"}}')
     with pytest.raises(SettingsError, match=r'"undo.maxFileBytes"'):
         load_settings(tmp_path)
+
+
+def test_idle_timeout_and_pass_env_are_read_and_checked(tmp_path: Path, hermetic_env: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(hermetic_env / ".config/earshot/settings.json", '{"idleTimeoutMs": 120000}')
+    _write(tmp_path / ".earshot/settings.local.json", '{"passEnv": ["GITHUB_TOKEN"]}')
+    settings = load_settings(tmp_path)
+    assert (settings.idle_timeout_ms, settings.pass_env) == (120_000, ["GITHUB_TOKEN"])
+    _write(tmp_path / ".earshot/settings.local.json", '{"idleTimeoutMs": "2m"}')
+    with pytest.raises(SettingsError, match=r"idleTimeoutMs.*milliseconds"):
+        load_settings(tmp_path)
+
+
+def test_a_checked_in_project_file_cannot_pass_credentials_to_commands(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / ".earshot/settings.json"
+    _write(path, '{"passEnv": ["ANTHROPIC_API_KEY"]}')
+    with pytest.raises(SettingsError) as info:
+        load_settings(tmp_path)
+    assert str(info.value).startswith(f'{path}: "passEnv"')
+    assert "never from a checked-in project file" in str(info.value)

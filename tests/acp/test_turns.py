@@ -66,6 +66,21 @@ async def test_a_prompt_streams_prose_and_reasoning_and_reports_cost(
     assert (model.id, model.category, model.current_value) == ("model", "model", MODEL)
 
 
+async def test_a_retry_is_announced_as_a_thought_before_the_wait(
+    fake_provider: FakeProvider, repo: Path, log: Path
+) -> None:
+    busy = anthropic.error_reply(529, "Overloaded", headers={"retry-after-ms": "10"})
+    fake_provider.script(busy, anthropic.text_turn("Fine now."))
+    editor = Editor()
+    async with start_earshot(fake_provider, repo, editor, "--model", MODEL, log=log) as (conn, _):
+        await conn.initialize(protocol_version=1, client_capabilities=capabilities())
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=prompt_text("hi"))
+    assert done.stop_reason == "end_turn"
+    assert editor.texts(AgentThoughtChunk) == "[retrying in 10 ms (overloaded, attempt 2/3)]\n"
+    assert editor.texts(AgentMessageChunk) == "Fine now."
+
+
 async def test_a_tool_call_appears_and_completes(
     fake_provider: FakeProvider, repo: Path, log: Path
 ) -> None:

@@ -3,7 +3,8 @@
 Shape::
 
     Reply      SSEReply | RawReply
-    SSEReply   frames: list[Frame], status, headers, delay, cut_after, abrupt, line_ending, raw_tail
+    SSEReply   frames: list[Frame], status, headers, delay, cut_after, abrupt, line_ending,
+               raw_tail, reset, stall
     RawReply   status, body, headers, content_type
     Frame      event: str | None, data: str (, comment: str | None)
 
@@ -64,7 +65,9 @@ class SSEReply:
     Sends ``frames`` (only the first ``cut_after`` of them when set) with ``delay`` seconds
     before every frame after the first, then ``raw_tail`` verbatim, then ends the chunked
     body cleanly, or, when ``abrupt`` is set, closes the connection without ending it (with
-    ``cut_after`` unset, after all frames).
+    ``cut_after`` unset, after all frames). ``reset`` ends it with a TCP reset instead (a
+    proxy or load balancer dropping the connection). ``stall`` waits that many seconds
+    before sending anything, headers included (a server that accepted and went silent).
     """
 
     frames: list[Frame]
@@ -75,6 +78,8 @@ class SSEReply:
     abrupt: bool = False
     line_ending: str = "\n"
     raw_tail: bytes = b""
+    reset: bool = False
+    stall: float = 0.0
 
     def __post_init__(self) -> None:
         if self.line_ending not in _LINE_ENDINGS:

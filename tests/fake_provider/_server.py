@@ -4,6 +4,8 @@ Shape::
 
     FakeProvider                   started on construction; close() or ``with`` stops it
       script(*replies)             queue; each request takes the next reply, in order
+      responder                    optional: answers a request itself (a window that refuses
+                                   large requests, a summary call) before the queue is used
       requests                     one RecordedRequest per request received, in order
       _Server                      ThreadingHTTPServer, one daemon thread per connection
         _Handler                   keep-alive; SSEReply as a chunked body, RawReply with
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import struct
 import sys
 import threading
 import time
@@ -49,6 +52,9 @@ class FakeProvider:
         self._lock = threading.Lock()
         self._queue: deque[Reply | Responder] = deque()
         self.requests: list[RecordedRequest] = []
+        self.responder: Callable[[RecordedRequest], Reply | None] | None = None
+        """Consulted first for every request; a reply it returns is sent instead of the
+        next scripted one (which stays queued)."""
         self.replied_at: list[float] = []
         """``time.perf_counter()`` when each reply was completely sent, in order."""
         self._server = _Server(self, port)
@@ -113,6 +119,10 @@ class FakeProvider:
     def _take(self, request: RecordedRequest) -> Reply | None:
         with self._lock:
             self.requests.append(request)
+            responder = self.responder
+            answer = responder(request) if responder is not None else None
+            if answer is not None:
+                return answer
             scripted = self._queue.popleft() if self._queue else None
         if callable(scripted):
             return scripted(request)
@@ -253,6 +263,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(reply.body)
 
     def _send_sse(self, reply: SSEReply) -> None:
+        if reply.stall > 0 and self.server.stopping.wait(reply.stall):
+            self.close_connection = True
+            return
         defaults = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         self._send_headers(reply.status, defaults, reply.headers)
         self.send_header("Transfer-Encoding", "chunked")
@@ -262,7 +275,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-        if reply.abrupt:
+        if reply.reset:
+            self.wfile.flush()
+            # Linger 0: close() sends RST instead of FIN, as a dropped proxy hop does.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
+        elif reply.abrupt:
             self.close_connection = True
         else:
             self.wfile.write(b"0\r\n\r\n")

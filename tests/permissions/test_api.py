@@ -30,10 +30,12 @@ def test_a_decision_carries_outcome_reason_rule_source_and_commands() -> None:
         decision.outcome = "deny"  # type: ignore[misc]  # frozen: the assignment must fail
 
 
-def test_decide_takes_read_only_by_keyword() -> None:
+def test_decide_takes_read_only_and_sandboxed_by_keyword() -> None:
     params = inspect.signature(permissions.decide).parameters
-    assert list(params) == ["rules", "mode", "cwd", "request", "read_only"]
+    assert list(params) == ["rules", "mode", "cwd", "request", "read_only", "sandboxed"]
     assert params["read_only"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["sandboxed"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["sandboxed"].default is False
 
 
 def test_load_rules_takes_flag_rules_by_keyword() -> None:

@@ -71,6 +71,14 @@ def test_check_explains_a_compound_command_part_by_part(
                 "source": user,
                 "reason": f"denied by Bash(rm *) (user {user})",
             },
+            {
+                "command": "rm x",
+                "kind": "write",
+                "decision": "allow",
+                "rule": None,
+                "source": None,
+                "reason": "accept-edits mode allows file edits in the working directory",
+            },
         ],
     }
 
@@ -99,7 +107,8 @@ def test_check_prints_a_readable_explanation(
         ("WebFetch(https://example.com/page)", "auto", "allow"),
         ("WebFetch(example.com)", "ask", "ask"),
         ("mcp__db__query", "plan", "deny"),
-        ("Bash(git log)", "plan", "deny"),
+        ("Bash(git log)", "plan", "allow"),
+        ("Bash(make)", "plan", "deny"),
     ],
 )
 def test_check_accepts_every_kind_of_request(
@@ -198,6 +207,7 @@ def test_the_real_check_command_explains_a_decision(project: Path) -> None:
     assert [(c["command"], c["decision"]) for c in found["commands"]] == [
         ("git log", "allow"),
         ("rm -rf x", "deny"),
+        ("rm x", "allow"),
     ]
 
 

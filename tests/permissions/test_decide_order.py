@@ -243,6 +243,7 @@ def test_every_shell_part_carries_its_own_verdict(tmp_path: Path) -> None:
         ("make", "command", "ask", None),
         ("rm -rf x", "command", "deny", "Bash(rm *)"),
         ("> out.txt", "write", "ask", None),
+        ("rm x", "write", "ask", None),
     ]
     assert decision.rule == "Bash(rm *)"
     assert decision.reason.startswith("rm -rf x: denied by Bash(rm *)")

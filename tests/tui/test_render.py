@@ -10,6 +10,8 @@ from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
     ModelCallStarted,
+    Notice,
+    RetryInfo,
     TextDelta,
     ToolCallRequested,
     ToolFinished,
@@ -168,3 +170,18 @@ def test_command_line_takes_one_prompt_among_the_flags() -> None:
     assert flags == ["--model", "a/b", "--permission-mode", "ask"]
     assert prompt == "fix the bug"
     assert split_prompt(["-c"]) == (["-c"], None)
+
+
+def test_a_retry_shows_on_the_activity_line_before_the_wait() -> None:
+    feed = Feed(Painter(60, color=False))
+    feed.event(ModelCallStarted(index=1, model="a/b"))
+    retry = RetryInfo(
+        attempt=2, max_attempts=3, kind="rate_limit", reason="rate limited", delay_s=4.0, error="x"
+    )
+    out = feed.event(
+        Notice(level="warning", message="retrying in 4 s (rate limited, attempt 2/3)", retry=retry)
+    )
+    assert out == []  # a status, not a block in the scrollback
+    assert feed.activity == "retrying in 4 s (rate limited, attempt 2/3)"
+    feed.event(TextDelta(text="Here"))
+    assert feed.activity == "writing"

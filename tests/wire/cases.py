@@ -53,6 +53,7 @@ REPLAY_METADATA_REASONING: dict[str, JSONValue] = {
         "summary": ["Thinking about the file."],
     },
     "deepseek": {"field": "reasoning_content"},
+    "amazon-bedrock": {"signature": "sig-bedrock-1"},
 }
 REPLAY_METADATA_CALL: dict[str, JSONValue] = {
     "google": {"thoughtSignature": "sig-google-1"},

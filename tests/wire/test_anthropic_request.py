@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from earshot.providers.errors import ProviderError
 from earshot.providers.models import BudgetOption, EffortOption, ModelInfo
 from earshot.providers.target import AuthStyle, Secret, Target
 from earshot.providers.types import (
@@ -28,7 +27,7 @@ from earshot.providers.types import (
     ToolSpec,
 )
 from earshot.providers.wire import get_wire
-from earshot.providers.wire._anthropic_request import (
+from earshot.providers.wire.anthropic._request import (
     BUDGETS,
     DEFAULT_MAX_TOKENS,
     map_effort,
@@ -92,7 +91,7 @@ def _with_options(info: ModelInfo, options: list[EffortOption | BudgetOption]) -
 
 
 def body_of(request: ModelRequest, tgt: Target | None = None) -> JSONObject:
-    return WIRE.build_call(request, tgt or effort_target()).body
+    return WIRE.build_call(request, tgt or effort_target()).json()
 
 
 def user(text: str) -> Message:
@@ -178,26 +177,13 @@ def test_posts_to_v1_messages_under_the_base_url_without_double_slash() -> None:
         assert dict(call.params) == {}
 
 
-def test_sends_key_in_x_api_key_with_the_api_version() -> None:
-    headers = dict(WIRE.build_call(ask(), target()).headers)
-    assert headers == {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
-
-
-def test_key_never_appears_in_reprs() -> None:
+def test_sends_the_api_version_and_no_credential_of_its_own() -> None:
+    # The credential is added to the final request by providers.auth_headers.
     tgt = target()
     call = WIRE.build_call(ask(), tgt)
+    assert dict(call.headers) == {"anthropic-version": "2023-06-01"}
     assert KEY not in repr(call)
     assert KEY not in repr(tgt)
-    assert call.headers["x-api-key"] == KEY
-
-
-def test_bearer_auth_for_gateways_and_no_auth_header_without_key() -> None:
-    headers = dict(WIRE.build_call(ask(), target(auth="bearer")).headers)
-    assert headers["authorization"] == f"Bearer {KEY}"
-    assert "x-api-key" not in headers
-    for tgt in (target(auth="none"), target(key=None)):
-        headers = dict(WIRE.build_call(ask(), tgt).headers)
-        assert headers == {"anthropic-version": "2023-06-01"}
 
 
 def test_user_headers_merge_last() -> None:
@@ -205,15 +191,6 @@ def test_user_headers_merge_last() -> None:
     headers = dict(WIRE.build_call(ask(), target(headers=extra)).headers)
     assert headers["anthropic-beta"] == "a,b"
     assert headers["anthropic-version"] == "2099-01-01"
-
-
-def test_cloud_credentials_are_refused_with_a_clear_error() -> None:
-    for key in (KEY, None):
-        with pytest.raises(ProviderError) as err:
-            WIRE.build_call(ask(), target(auth="aws-sigv4", key=key))
-        assert err.value.kind == "invalid_request"
-        assert "aws-sigv4" in err.value.message
-        assert KEY not in err.value.message
 
 
 # --- max tokens --------------------------------------------------------------------------------

@@ -354,15 +354,19 @@ def test_x_should_retry_false_wins(fake_provider: FakeProvider) -> None:
 # --- broken streams --------------------------------------------------------------------------
 
 
-def test_stream_cut_cleanly_finishes_once_as_closed_early(fake_provider: FakeProvider) -> None:
+def test_stream_cut_cleanly_is_an_incomplete_answer_not_a_finish(
+    fake_provider: FakeProvider,
+) -> None:
     reply = fake.text_turn("abcdef", chunks=3)
     # message_start, ping, block start, two of three deltas; then the body ends cleanly.
     fake_provider.script(replace(reply, cut_after=5))
     events = run(fake_provider)
-    end = finish_of(events)
-    assert (end.reason, end.vendor_reason) == ("stop", "stream_closed_early")
-    assert text_of(end.message) == texts(events) == "abcd"
-    assert len(fake_provider.requests) == 1
+    error = error_of(events)
+    assert error.kind == "stream_incomplete"
+    assert "message_stop" in error.message
+    assert error.partial is not None
+    assert text_of(error.partial) == texts(events) == "abcd"
+    assert len(fake_provider.requests) == 1  # text was shown: never retried
 
 
 def test_stream_cut_abruptly_after_output_is_a_network_error_without_duplicates(

@@ -52,7 +52,7 @@ def call_for(
         max_output_tokens=None,
     )
     call = get_wire(target.wire).build_call(request, target)
-    return call.body, dict(call.headers)
+    return call.json(), dict(call.headers)
 
 
 def adaptive(effort: str) -> JSONObject:

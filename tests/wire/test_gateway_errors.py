@@ -21,8 +21,13 @@ RETRY = RetryPolicy(base_delay=0.01)
 KEY = "sk-gateway-0123456789abcdefghij"
 
 
+# The cloud wires are reached only through their cloud provider, never through a gateway;
+# their error answers are tested in tests/cloud.
+CLOUD_WIRES = {"amazon-bedrock", "google-vertex", "azure-openai"}
+
+
 def test_every_implemented_wire_is_covered() -> None:
-    assert sorted(WIRES) == implemented_wires()
+    assert sorted(WIRES) == sorted(set(implemented_wires()) - CLOUD_WIRES)
 
 
 def call(

@@ -295,10 +295,11 @@ def test_a_call_cut_off_mid_arguments_is_not_runnable(fake_provider: FakeProvide
             ]
         )
     )
-    end = finish_of(run(fake_provider))
-    assert end.vendor_reason == "stream_closed_early"
-    [call] = calls_of(end.message)
-    assert call.input == '{"path":"src/"}'  # text, not an object: the loop reports it invalid
+    end = error_of(run(fake_provider))
+    assert end.kind == "stream_incomplete"
+    assert end.partial is not None
+    [call] = calls_of(end.partial)
+    assert call.input == '{"path":"src/"}'  # text, not an object: never run as given
 
 
 # --- usage and stop reasons ------------------------------------------------------------------
@@ -488,14 +489,16 @@ def test_server_error_that_persists_ends_in_one_error(fake_provider: FakeProvide
 # --- broken streams --------------------------------------------------------------------------
 
 
-def test_clean_cut_mid_stream_finishes_once(fake_provider: FakeProvider) -> None:
+def test_clean_cut_mid_stream_is_an_incomplete_answer(fake_provider: FakeProvider) -> None:
     reply = fake.text_turn("aaaabbbbccccdddd", chunks=4)
     reply.cut_after = 2
     fake_provider.script(reply)
     events = run(fake_provider)
-    end = finish_of(events)
-    assert (end.reason, end.vendor_reason) == ("stop", "stream_closed_early")
-    assert text_of(end.message) == texts(events) == "aaaabbbb"
+    end = error_of(events)
+    assert end.kind == "stream_incomplete"
+    assert "finishReason" in end.message
+    assert end.partial is not None
+    assert text_of(end.partial) == texts(events) == "aaaabbbb"
 
 
 def test_abrupt_cut_after_output_is_a_network_error(fake_provider: FakeProvider) -> None:

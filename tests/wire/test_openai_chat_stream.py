@@ -538,16 +538,17 @@ def test_error_body_as_a_list_like_gemini_compat(fake_provider: FakeProvider) ->
 # --- streams that end badly ---------------------------------------------------------------
 
 
-def test_stream_cut_cleanly_mid_way_finishes_once_as_closed_early(
+def test_stream_cut_cleanly_mid_way_is_an_incomplete_answer(
     fake_provider: FakeProvider,
 ) -> None:
     reply = openai_chat.text_turn("one two three", chunks=3)
     reply.cut_after = 3  # the role chunk and two content chunks
     events = run(fake_provider, reply)
-    end = finish_of(events)
-    assert end.vendor_reason == "stream_closed_early"
-    assert end.reason == "stop"
-    assert text_of(end.message) == texts(events) == "one two t"
+    error = error_of(events)
+    assert error.kind == "stream_incomplete"
+    assert "finish_reason" in error.message
+    assert error.partial is not None
+    assert text_of(error.partial) == texts(events) == "one two t"
 
 
 def test_stream_ending_after_the_finish_reason_without_done_still_finishes(
@@ -561,19 +562,17 @@ def test_stream_ending_after_the_finish_reason_without_done_still_finishes(
     assert text_of(end.message) == "all of it"
 
 
-def test_tool_call_cut_before_finish_is_closed_at_end_of_stream(
+def test_tool_call_cut_before_finish_is_incomplete_with_the_whole_call_kept(
     fake_provider: FakeProvider,
 ) -> None:
     call = ToolCallSpec("call_c", "read_file", {"path": "x"})
     reply = openai_chat.tool_calls_turn([call], arg_chunks=1)
     reply.cut_after = 3  # role, head, the whole arguments
     events = run(fake_provider, reply)
-    end = finish_of(events)
-    assert end.reason == "tool_calls"
-    assert end.vendor_reason == "stream_closed_early"
-    assert calls_of(end.message) == [
-        ToolCallPart(id="call_c", name="read_file", input={"path": "x"})
-    ]
+    error = error_of(events)
+    assert error.kind == "stream_incomplete"
+    assert error.partial is not None
+    assert calls_of(error.partial) == []  # its arguments never closed: not run
 
 
 def test_abrupt_cut_after_output_is_a_network_error_without_duplicates(
@@ -810,17 +809,17 @@ def test_recorded_legacy_parameter_error_as_400(fake_provider: FakeProvider) -> 
     assert len(fake_provider.requests) == 1
 
 
-def test_recorded_non_streaming_body_ends_as_an_empty_closed_early_stream(
+def test_recorded_non_streaming_body_is_decoded_as_the_whole_answer(
     fake_provider: FakeProvider,
 ) -> None:
-    """A server that ignores ``stream: true`` answers with a whole JSON completion: it holds
-    no SSE ``data:`` line, so the stream ends once, closed early and empty (the driver does
-    not hand non-SSE bodies to adapters)."""
+    """A server that ignores ``stream: true`` answers with a whole JSON completion: it is
+    read as the answer it is, not lost as an empty stream."""
     path = RECORDED / "openai-text.json"
     events = run(fake_provider, RawReply(200, path.read_bytes()))
     end = finish_of(events)
-    assert end.vendor_reason == "stream_closed_early"
-    assert end.message.parts == []
+    assert end.reason == "stop"
+    assert text_of(end.message) == texts(events) != ""
+    assert len(fake_provider.requests) == 1
 
 
 # --- round trip -------------------------------------------------------------------------------

@@ -454,13 +454,17 @@ def test_non_json_error_body_is_tolerated(fake_provider: FakeProvider) -> None:
 # --- broken streams ----------------------------------------------------------------------------
 
 
-def test_stream_closed_cleanly_mid_way_finishes_once(fake_provider: FakeProvider) -> None:
+def test_stream_closed_cleanly_mid_way_is_an_incomplete_answer(
+    fake_provider: FakeProvider,
+) -> None:
     reply = openai_responses.text_turn("abcdefghij", chunks=5)
     fake_provider.script(dataclasses.replace(reply, cut_after=6))  # 4 lifecycle + 2 deltas
     events = run(fake_provider)
-    end = finish(events)
-    assert (end.reason, end.vendor_reason) == ("stop", "stream_closed_early")
-    assert text_of(end.message) == texts(events) == "abcd"
+    error = failure(events)
+    assert error.kind == "stream_incomplete"
+    assert "response.completed" in error.message
+    assert error.partial is not None
+    assert text_of(error.partial) == texts(events) == "abcd"
 
 
 def test_stream_cut_abruptly_after_output_is_a_network_error(fake_provider: FakeProvider) -> None:

@@ -15,7 +15,8 @@ One turn, in the order ``core/loop/events.py`` documents::
     UserMessageInjected       user_message_chunk
     TurnEnded                 tool_call_update failed for any call left open (an abort
                               mid-stream); the stop reason comes from STOP_REASONS
-    TurnStarted, ModelCallStarted, Notice     nothing (notices go to the log)
+    TurnStarted, ModelCallStarted, Notice     nothing (notices go to the log); a retry
+                                              notice is also a thought "[retrying in ...]"
 
 ``replay`` turns a stored history into the same updates, tool calls completed.
 """
@@ -242,6 +243,8 @@ class Turn:
             case Notice():
                 level = logging.WARNING if event.level == "warning" else logging.INFO
                 log.log(level, "%s", event.message)
+                if event.retry is not None:  # ACP has no status line: a thought says it
+                    return [thought(f"[{event.message}]\n")]
                 return []
             case CompactionStarted():
                 return [thought(f"[compacting the conversation: {event.tokens_before:,} tokens]\n")]

@@ -114,17 +114,33 @@ def _config(cwd: Path) -> tuple[list[JSONValue], JSONObject, list[str]]:
     return files, auth, problems
 
 
-def _providers(stored: list[str]) -> list[JSONValue]:
-    from earshot.providers.registry import PROVIDERS, key_from_env
+def _providers(stored: list[str]) -> tuple[list[JSONValue], list[str]]:
+    """Providers with a key, and each cloud the user set up (credentials found, placement
+    resolved: region, project and location, endpoint), with its problems."""
+    from earshot.providers.cloud.status import cloud_status
+    from earshot.providers.registry import CLOUD_PROVIDERS, PROVIDERS, key_from_env
 
     found: list[JSONValue] = []
+    problems: list[str] = []
     for spec in PROVIDERS:
         env = key_from_env(spec, os.environ)
-        if env is not None:
-            found.append({"id": spec.id, "key_source": f"env {env[0]}"})
-        elif spec.id in stored:
-            found.append({"id": spec.id, "key_source": "auth.json"})
-    return found
+        source = f"env {env[0]}" if env is not None else "auth.json" if spec.id in stored else None
+        if spec.id in CLOUD_PROVIDERS:
+            status = cloud_status(spec.id, os.environ, key_source=source)
+            if status.configured:
+                record: JSONObject = {
+                    "id": spec.id,
+                    "key_source": status.source,
+                    "placement": {k: v for k, v in status.placement.items()},
+                    "usable": status.usable,
+                }
+                if status.problem:
+                    record["problem"] = status.problem
+                    problems.append(status.problem)
+                found.append(record)
+        elif source is not None:
+            found.append({"id": spec.id, "key_source": source})
+    return found, problems
 
 
 def _tool_version(path: str) -> str:
@@ -205,6 +221,10 @@ def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
     stored = auth.get("providers")
     tools, tool_problems = _tools()
     problems += tool_problems
+    providers, cloud_problems = _providers(
+        [str(p) for p in stored] if isinstance(stored, list) else []
+    )
+    problems += cloud_problems
     sandbox, sandbox_warnings, sandbox_problems = _sandbox(cwd)
     warnings += sandbox_warnings
     problems += sandbox_problems
@@ -227,7 +247,7 @@ def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
         "versions": {name: _package_version(name) for name in PACKAGES},
         "config": files,
         "auth": auth,
-        "providers": _providers([str(p) for p in stored] if isinstance(stored, list) else []),
+        "providers": providers,
         "tools": tools,
         "sandbox": sandbox,
         "warnings": list[JSONValue](warnings),
@@ -276,7 +296,11 @@ def _text(data: JSONObject) -> str:
     assert isinstance(providers, list)
     for record in providers:
         assert isinstance(record, dict)
-        lines.append(f"  {record['id']:<34} {record['key_source']}")
+        line = f"  {record['id']:<34} {record['key_source']}"
+        placement = record.get("placement")
+        if isinstance(placement, dict):
+            line += "  (" + ", ".join(f"{k} {v}" for k, v in placement.items()) + ")"
+        lines.append(line)
     if not providers:
         lines.append("  (none: set a provider's API key variable, or run `earshot auth login`)")
     lines += ["", "tools"]

@@ -18,6 +18,7 @@ from earshot.providers.catalog import ModelCatalog, UnknownModelError
 from earshot.providers.models import ModelInfo
 from earshot.providers.pricing import prices_for
 from earshot.providers.registry import (
+    CLOUD_PROVIDERS,
     PROVIDERS,
     ProviderSpec,
     UnknownProviderError,
@@ -45,10 +46,9 @@ def _emit_json(value: JSONValue) -> None:
 
 def _key_source(spec: ProviderSpec, stored: set[str]) -> tuple[bool, str]:
     found = key_from_env(spec, os.environ)
-    if found is not None:
-        return True, f"env {found[0]}"
-    if spec.id in stored:
-        return True, "auth.json"
+    own = f"env {found[0]}" if found is not None else "auth.json" if spec.id in stored else None
+    if own is not None:
+        return True, own
     if not spec.key_required:
         return False, "not needed"
     return False, "missing"
@@ -61,9 +61,19 @@ def print_providers(*, as_json: bool, cwd: Path | None = None) -> int:
     records: list[JSONValue] = []
     rows: list[list[str]] = []
     for spec in PROVIDERS:
-        key_set, source = _key_source(spec, stored)
         base_url = base_url_for(spec, os.environ, settings.provider(spec.id))
         spec_wire = wire_for(spec, None, settings.provider(spec.id))
+        key_set, source = _key_source(spec, stored)
+        placement: JSONObject = {}
+        if spec.id in CLOUD_PROVIDERS:
+            from earshot.providers.cloud.status import cloud_status
+
+            own = source if key_set else None
+            status = cloud_status(spec.id, os.environ, key_source=own, configured_url=base_url)
+            key_set, source = status.usable, status.source
+            placement = {k: v for k, v in status.placement.items()}
+            if not base_url or spec.id == "azure":
+                base_url = status.endpoint
         record: JSONObject = {
             "id": spec.id,
             "name": spec.name,
@@ -75,6 +85,8 @@ def print_providers(*, as_json: bool, cwd: Path | None = None) -> int:
             "key_set": key_set,
             "key_source": source,
         }
+        if placement:
+            record["placement"] = placement
         if spec.note:
             record["note"] = spec.note
         records.append(record)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from earshot.core.config.settings import SettingsError, load_settings
+from earshot.core.config.settings import SettingsError, load_settings, project_root
 from earshot.core.permissions import (
     Decision,
     Mode,
@@ -26,6 +26,7 @@ from earshot.core.permissions import (
     load_rules,
     parse_mode,
 )
+from earshot.core.sandbox import load_sandbox_config, open_sandbox
 from earshot.core.tools.base import PermissionRequest, ToolContext, ToolError
 from earshot.core.tools.state import ToolState
 from earshot.providers.types import JSONValue
@@ -96,13 +97,22 @@ def check(request: str, *, mode: str | None, as_json: bool, cwd: Path | None = N
     try:
         chosen: Mode | None = parse_mode(mode) if mode is not None else None
         parsed, read_only = parse_request(request, where)
-        rules = load_rules(load_settings(where))
+        settings = load_settings(where)
+        rules = load_rules(settings)
+        sandbox_config = load_sandbox_config(settings.files, project_root(where))
     except (ValueError, SettingsError) as exc:
         return _fail(str(exc))
     for notice in rules.notices:
         sys.stderr.write(f"earshot: warning: {notice}\n")
     effective = chosen or rules.default_mode
-    decision = PermissionGate(rules, effective, where).check(parsed, read_only=read_only)
+    gate = PermissionGate(rules, effective, where)
+    gate.sandbox = open_sandbox(
+        where,
+        sandbox_config,
+        additional=rules.additional_directories,
+        protected=rules.protected_directories,
+    )
+    decision = gate.check(parsed, read_only=read_only)
     if as_json:
         sys.stdout.write(json.dumps(_decision_json(decision, effective), indent=2) + "\n")
     else:

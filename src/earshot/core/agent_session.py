@@ -25,7 +25,6 @@ permission grants. The slash commands over this object are ``core.commands.COMMA
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,13 +36,13 @@ from earshot.core.config.options import SessionOptions
 from earshot.core.config.prompt import git_summary, system_prompt
 from earshot.core.config.settings import Settings, SettingsError, load_settings, project_root
 from earshot.core.config.targets import (
-    DEFAULT_MODELS,
     NoModelError,
     default_model_ref,
     load_catalog,
+    model_choices,
     target_for,
 )
-from earshot.core.effort import EffortPolicy, SessionEffort
+from earshot.core.effort import EffortPolicy, SessionEffort, recorded_level
 from earshot.core.loop import verify
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
@@ -54,20 +53,20 @@ from earshot.core.sandbox import load_sandbox_config, open_sandbox
 from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
+from earshot.core.session.store import data_dir
+from earshot.core.tools._reaper import Ledger, kill_leftovers
 from earshot.core.tools.base import AnyTool, AskFn
+from earshot.core.tools.ops import LocalProcessOps
 from earshot.core.tools.registry import BUILTIN
 from earshot.core.tools.state import Todo, ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo, UndoResult
 from earshot.core.undo.recorder import UndoRecorder
 from earshot.providers import types as pt
-from earshot.providers.auth import AuthStore
-from earshot.providers.catalog import CatalogError, ModelCatalog, parse_ref
-from earshot.providers.effort import EffortChoice, EffortLevel, parse_effort
+from earshot.providers.catalog import CatalogError, ModelCatalog
+from earshot.providers.effort import EffortChoice, parse_effort
 from earshot.providers.errors import ProviderError
-from earshot.providers.registry import PROVIDERS, key_from_env
+from earshot.providers.http import Timeouts, TimeoutSettingError
 from earshot.providers.retry import RetryPolicy
-
-MAX_CATALOG_MODELS = 40
 
 
 class SessionSetupError(UserError):
@@ -89,6 +88,15 @@ class SessionCost:
     usage: pt.Usage
 
 
+def _process_ledger(session_id: str, *, kill_left: bool) -> Ledger:
+    """The record of the session's live tool process groups; on resume, first kill what
+    an earshot that was killed left running (see ``tools._reaper``)."""
+    path = data_dir() / "processes" / f"{session_id}.json"
+    if kill_left:
+        kill_leftovers(path)
+    return Ledger(path)
+
+
 def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
     """The transcript entry of each message of a resumed history (None for preamble and
     "interrupted" stand-ins), matched by identity: ``history()`` returns the stored
@@ -99,17 +107,6 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
         if isinstance(entry, MessageEntry)
     }
     return [ids.get(id(message)) for message in history]
-
-
-def _recorded_level(recorded: str | None) -> EffortLevel | None:
-    """A resumed session's last effort (None when none was recorded, or it is not a level
-    this build knows)."""
-    if recorded is None:
-        return None
-    try:
-        return parse_effort(recorded)
-    except ValueError:
-        return None
 
 
 def error_text(exc: Exception) -> str:
@@ -207,6 +204,10 @@ class AgentSession:
         ref = ref or default_model_ref(settings)
         catalog = load_catalog(settings)
         target = target_for(ref, settings=settings, catalog=catalog)
+        try:
+            timeouts = Timeouts.resolve(settings.idle_timeout_ms)
+        except TimeoutSettingError as exc:
+            raise SessionSetupError(str(exc)) from exc
         # Everything that can fail has passed: only now is anything opened or written. A
         # fork reads the earlier session without its lock, so another process may still be
         # writing.
@@ -217,15 +218,16 @@ class AgentSession:
         else:
             transcript = store.create(model=ref)
         resumed = source is not None
+        ledger = _process_ledger(transcript.id, kill_left=resumed)
         recorded = transcript.tree.effort() if resumed else None
         policy = EffortPolicy(
-            chosen=chosen or _recorded_level(recorded),
+            chosen=chosen or recorded_level(recorded),
             per_model=settings.model_efforts,
             setting=settings.reasoning_effort,
         )
         effort = SessionEffort(policy, target, recorded=recorded)
         history: list[pt.Message] = transcript.history() if resumed else []
-        state = ToolState()
+        state = ToolState(pass_env=frozenset(settings.pass_env))
         state.sandbox = confined = open_sandbox(
             cwd,
             sandbox_config,
@@ -250,6 +252,7 @@ class AgentSession:
             cwd, transcript.id, max_file_bytes=DEFAULT_MAX_FILE_BYTES if cap is None else cap
         )
         gate = PermissionGate(rules, mode, cwd)
+        gate.sandbox = confined
         budget = options.max_budget_usd
         agent = Agent(
             target=target,
@@ -263,6 +266,8 @@ class AgentSession:
             ask=ask,
             max_turns=options.max_turns,
             max_budget_usd=budget if budget is not None else settings.max_budget_usd,
+            timeouts=timeouts,
+            procs=LocalProcessOps(ledger),
             effort=effort,
             history=history,
             entry_ids=_entry_ids(transcript, history) if resumed else [],
@@ -421,19 +426,8 @@ class AgentSession:
         return target.ref
 
     def model_choices(self) -> list[str]:
-        """Models to offer: the current one, the settings' one, the default model of each
-        provider with a key, then the current provider's catalog models."""
-        refs = [self.model]
-        if self.settings.model:
-            refs.append(self.settings.model)
-        stored = set(AuthStore().providers())
-        for spec in PROVIDERS:
-            if spec.id in DEFAULT_MODELS and (key_from_env(spec, os.environ) or spec.id in stored):
-                refs.append(f"{spec.id}/{DEFAULT_MODELS[spec.id]}")
-        provider, _ = parse_ref(self.model)
-        models = sorted(self.catalog.models(provider), key=lambda info: info.id)
-        refs += [f"{provider}/{info.id}" for info in models[:MAX_CATALOG_MODELS]]
-        return list(dict.fromkeys(refs))
+        """Models to offer (``config.targets.model_choices``)."""
+        return model_choices(self.model, self.settings, self.catalog)
 
     @property
     def effort(self) -> EffortChoice | None:
@@ -551,7 +545,6 @@ class AgentSession:
 
 
 __all__ = [
-    "MAX_CATALOG_MODELS",
     "AgentSession",
     "CommandError",
     "SessionCost",

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from earshot.providers.effort import EffortChoice, EffortLevel, choose
+from earshot.providers.effort import EffortChoice, EffortLevel, choose, parse_effort
 from earshot.providers.target import Target
 
 if TYPE_CHECKING:
@@ -73,4 +73,15 @@ class SessionEffort:
         self._recorded = level
 
 
-__all__ = ["EffortPolicy", "SessionEffort"]
+def recorded_level(recorded: str | None) -> EffortLevel | None:
+    """A resumed session's last effort (None when none was recorded, or it is not a level
+    this build knows)."""
+    if recorded is None:
+        return None
+    try:
+        return parse_effort(recorded)
+    except ValueError:
+        return None
+
+
+__all__ = ["EffortPolicy", "SessionEffort", "recorded_level"]

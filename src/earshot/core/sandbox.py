@@ -471,6 +471,10 @@ class Sandbox:
                 'sandbox.mode is "required", so shell commands are refused'
             )
 
+    def confines(self) -> bool:
+        self._probe()
+        return self.active
+
     def wrap(self, argv: Sequence[str], tmpdir: Path | None = None) -> list[str]:
         """``argv`` confined (or as it is when the sandbox is off); raises
         ``SandboxUnavailable`` in mode required without a sandbox."""

@@ -153,6 +153,24 @@ def _init_record(info: InitInfo) -> Record:
     return record
 
 
+def _notice_record(event: Notice) -> Record:
+    """A ``notice``; one announcing a retry adds ``attempt``, ``max_attempts``, ``reason``
+    (the error kind), ``delay_ms`` and ``detail`` (the failure in full)."""
+    retry = event.retry
+    if retry is None:
+        return _record("notice", level=event.level, message=event.message)
+    return _record(
+        "notice",
+        level=event.level,
+        message=event.message,
+        attempt=retry.attempt,
+        max_attempts=retry.max_attempts,
+        reason=retry.kind,
+        delay_ms=_ms(retry.delay_s * 1000),
+        detail=retry.error,
+    )
+
+
 def _reasoning_text(event: AssistantMessage) -> str:
     texts = [p.text for p in event.message.parts if isinstance(p, ReasoningPart) and p.text]
     return "\n\n".join(texts)
@@ -191,7 +209,10 @@ def _failure_line(ended: TurnEnded) -> str:
             return ""
         case "error":
             detail = _error_detail(ended) or {}
-            return f"the model call failed ({detail.get('kind')}): {detail.get('message')}"
+            line = f"the model call failed ({detail.get('kind')}): {detail.get('message')}"
+            if ended.error_kind == "stream_incomplete":
+                line += '; the partial answer is kept: earshot -p "continue" -c picks up from it'
+            return line
         case "max_turns":
             return f"stopped after {ended.model_calls} model calls: the --max-turns limit"
         case "budget":
@@ -326,8 +347,12 @@ class HeadlessRenderer:
                 )
                 mark = "[error]" if result.is_error else "[done]"
                 self._say(f"{mark} {result.name}: {brief}")
-            case Notice(level=level, message=message):
-                self._emit(_record("notice", level=level, message=message))
+            case Notice(level=level, message=message, retry=retry):
+                self._emit(_notice_record(event))
+                if retry is not None and not self._verbose:
+                    self._err.write(f"earshot: {message}: {retry.error}\n")
+                    self._err.flush()
+                    return
                 if level == "warning" and not self._verbose:
                     self._err.write(f"earshot: warning: {message}\n")
                     self._err.flush()

@@ -161,7 +161,7 @@ def _sent(request: ReasoningEffort, target: Target) -> tuple[str, str | None]:
         reasoning_effort=request,
     )
     try:
-        body = get_wire(target.wire).build_call(probe, target).body
+        body = get_wire(target.wire).build_call(probe, target).json()
     except ProviderError:
         return (f"reasoning effort {request}", request)
     return describe_body(body)
@@ -173,7 +173,9 @@ def _obj(value: JSONValue) -> JSONObject:
 
 def describe_body(body: JSONObject) -> tuple[str, str | None]:
     """The reasoning fields of a request body of any wire, as a short description and the
-    vendor's level (``None`` when the fields carry none, e.g. a thinking budget)."""
+    vendor's level (``None`` when the fields carry none, e.g. a thinking budget). Bedrock
+    carries Claude's fields in ``additionalModelRequestFields``."""
+    body = {**body, **_obj(body.get("additionalModelRequestFields"))}
     thinking = _obj(body.get("thinking"))
     effort = _obj(body.get("output_config")).get("effort")
     kind = thinking.get("type")

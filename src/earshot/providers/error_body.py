@@ -202,7 +202,10 @@ _NO_KEY = re.compile(
 
 def sent_credential(target: Target) -> bool:
     """Whether the request carried a key: the target's own, or a credential header the
-    user set in settings."""
+    user set in settings. A cloud target always carried one (a token or a signature from
+    its credential chain; without one the call is refused before it is sent)."""
+    if target.auth in ("google-adc", "aws-sigv4") or target.wire == "azure-openai":
+        return True
     return bool(target.api_key) or any(h.lower() in _CREDENTIAL_HEADERS for h in target.headers)
 
 

@@ -10,6 +10,8 @@
             invalid_request   400-class answers the request caused         terminal
             server            5xx, 529, in-stream overload                 retryable
             network           connect/read failures, timeouts              retryable
+            stream_incomplete a 200 stream that ended cleanly without its  retryable while nothing
+                              terminal event (the answer was cut off)      was shown; else terminal
             abort             the caller aborted                           terminal
             unknown           anything else                                terminal
 
@@ -24,7 +26,7 @@ import re
 import time
 from collections.abc import Mapping
 
-from earshot.providers.types import ErrorEvent, ErrorKind, Message
+from earshot.providers.types import ErrorEvent, ErrorKind, Message, Usage
 
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
@@ -51,7 +53,7 @@ class ProviderError(Exception):
     def __repr__(self) -> str:
         return f"ProviderError({self.kind!r}, {self.message!r}, status={self.status})"
 
-    def to_event(self, partial: Message | None = None) -> ErrorEvent:
+    def to_event(self, partial: Message | None = None, usage: Usage | None = None) -> ErrorEvent:
         return ErrorEvent(
             kind=self.kind,
             message=self.message,
@@ -59,6 +61,7 @@ class ProviderError(Exception):
             status=self.status,
             retry_after=self.retry_after,
             partial=partial,
+            usage=usage,
         )
 
     @classmethod
@@ -73,7 +76,7 @@ class ProviderError(Exception):
 
 
 def _default_retryable(kind: ErrorKind) -> bool:
-    return kind in ("rate_limit", "server", "network")
+    return kind in ("rate_limit", "server", "network", "stream_incomplete")
 
 
 # --- context overflow ----------------------------------------------------------------------

@@ -4,8 +4,10 @@ HTTP/1.1 with keep-alive; proxies from the environment (``HTTPS_PROXY``, ``NO_PR
 TLS trusts ``SSL_CERT_FILE``/``SSL_CERT_DIR`` when set, else certifi's bundle (a frozen
 binary has no system paths on some platforms). Building a TLS context costs tens of
 milliseconds, so a plain-http target (a local server, a test) gets a client without one.
-A streaming read may idle for minutes while a model thinks, so the read timeout is long and
-the connect timeout short.
+Timeouts (``Timeouts``, applied per request by the stream driver): connect 10 s; idle
+``EARSHOT_IDLE_TIMEOUT_MS`` (else the ``idleTimeoutMs`` setting, else 300 000 ms), the
+longest silence tolerated on an open request, waiting for the headers included, since a
+model may think for minutes between two bytes of its answer.
 """
 
 from __future__ import annotations
@@ -14,10 +16,52 @@ import os
 import ssl
 import weakref
 from asyncio import AbstractEventLoop, get_running_loop
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import httpx
 
-TIMEOUT = httpx.Timeout(connect=15.0, read=600.0, write=60.0, pool=30.0)
+CONNECT_TIMEOUT_S = 10.0
+IDLE_TIMEOUT_MS = 300_000
+IDLE_TIMEOUT_ENV = "EARSHOT_IDLE_TIMEOUT_MS"
+TIMEOUT = httpx.Timeout(
+    connect=CONNECT_TIMEOUT_S, read=IDLE_TIMEOUT_MS / 1000, write=60.0, pool=30.0
+)
+
+
+class TimeoutSettingError(ValueError):
+    """``EARSHOT_IDLE_TIMEOUT_MS`` is not a positive whole number of milliseconds."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Timeouts:
+    """How long a model request may take to connect, and how long it may stay silent."""
+
+    connect: float = CONNECT_TIMEOUT_S
+    idle: float = IDLE_TIMEOUT_MS / 1000
+
+    @classmethod
+    def resolve(
+        cls, setting_ms: int | None = None, env: Mapping[str, str] | None = None
+    ) -> Timeouts:
+        """``EARSHOT_IDLE_TIMEOUT_MS`` if set, else ``setting_ms``, else the default.
+        ``TimeoutSettingError`` names the variable when its value is not usable."""
+        environ = os.environ if env is None else env
+        raw = environ.get(IDLE_TIMEOUT_ENV, "").strip()
+        if raw:
+            if not raw.isdigit() or int(raw) <= 0:
+                raise TimeoutSettingError(
+                    f"{IDLE_TIMEOUT_ENV}={raw!r}: must be a whole number of milliseconds "
+                    "above 0, e.g. 120000 for two minutes"
+                )
+            return cls(idle=int(raw) / 1000)
+        if setting_ms is not None:
+            return cls(idle=setting_ms / 1000)
+        return cls()
+
+    def httpx(self) -> httpx.Timeout:
+        return httpx.Timeout(connect=self.connect, read=self.idle, write=60.0, pool=30.0)
+
 
 _clients: weakref.WeakKeyDictionary[AbstractEventLoop, dict[bool, httpx.AsyncClient]] = (
     weakref.WeakKeyDictionary()
@@ -72,4 +116,15 @@ async def close_shared_client() -> None:
         await client.aclose()
 
 
-__all__ = ["TIMEOUT", "close_shared_client", "new_client", "shared_client", "ssl_context"]
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "IDLE_TIMEOUT_ENV",
+    "IDLE_TIMEOUT_MS",
+    "TIMEOUT",
+    "TimeoutSettingError",
+    "Timeouts",
+    "close_shared_client",
+    "new_client",
+    "shared_client",
+    "ssl_context",
+]

@@ -41,6 +41,9 @@ class ProviderSpec:
     catalog_id: str | None = None
     open_models: bool = False
     headers: Mapping[str, str] = field(default_factory=dict)
+    credential_env: tuple[str, ...] = ()
+    """Other variables holding this provider's credentials (cloud keys, tokens, key files):
+    never read as the API key, but kept out of tool environments like ``env``."""
     note: str = ""
 
     @property
@@ -96,33 +99,44 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         id="google-vertex",
         name="Google Vertex AI",
         wire="google-vertex",
-        base_url="https://aiplatform.googleapis.com",
+        base_url="",
         env=(),
         auth="google-adc",
         key_required=False,
         catalog_id="google-vertex",
-        note="application default credentials; adapter not in this release",
+        credential_env=("GOOGLE_APPLICATION_CREDENTIALS",),
+        note="Gemini and Claude; application default credentials, GOOGLE_CLOUD_PROJECT",
     ),
     ProviderSpec(
         id="amazon-bedrock",
         name="Amazon Bedrock",
         wire="amazon-bedrock",
-        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+        base_url="",
         env=("AWS_BEARER_TOKEN_BEDROCK",),
         auth="aws-sigv4",
         key_required=False,
         catalog_id="amazon-bedrock",
-        note="AWS credentials (SigV4); adapter not in this release",
+        credential_env=(
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_SESSION_TOKEN",
+            "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+        ),
+        note="ConverseStream; AWS credential chain (SigV4) or a Bedrock API key",
     ),
     ProviderSpec(
         id="azure",
         name="Azure OpenAI",
         wire="azure-openai",
         base_url="",
-        env=("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"),
+        env=("AZURE_OPENAI_API_KEY", "AZURE_API_KEY"),
         auth="api-key",
+        key_required=False,
+        base_url_env=("AZURE_OPENAI_ENDPOINT",),
         catalog_id="azure",
-        note="base URL https://<resource>.openai.azure.com/openai/v1; adapter not in this release",
+        open_models=True,
+        credential_env=("AZURE_OPENAI_AD_TOKEN",),
+        note="deployment name as the model; AZURE_OPENAI_ENDPOINT; api-key or Entra ID",
     ),
     _compat("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
     _compat("groq", "Groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
@@ -208,6 +222,9 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
 
 _BY_ID = {spec.id: spec for spec in PROVIDERS}
 
+# Providers whose placement (region, project, endpoint) is resolved by ``cloud.placement``.
+CLOUD_PROVIDERS = frozenset({"amazon-bedrock", "google-vertex", "azure"})
+
 
 class UnknownProviderError(ProviderError):
     def __init__(self, provider: str, suggestions: list[str]) -> None:
@@ -245,6 +262,10 @@ class ProviderSettings:
 
     base_url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    api_version: str | None = None
+    """Azure OpenAI: the ``api-version`` of chat-completions calls."""
+    deployments: Mapping[str, str] = field(default_factory=dict)
+    """Azure OpenAI: deployment name -> catalog model id (for prices and limits)."""
     wire: WireName | None = None
 
 
@@ -276,6 +297,25 @@ def base_url_for(
     if settings is not None and settings.base_url:
         return settings.base_url.rstrip("/")
     return spec.base_url.rstrip("/")
+
+
+_SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS")
+
+
+def credential_vars() -> frozenset[str]:
+    """Every environment variable that holds a credential earshot itself may use: each key
+    variable of every provider in the registry, and each cloud's credential variables
+    (``credential_env``). Commands earshot runs do not get them."""
+    return frozenset(var.upper() for spec in PROVIDERS for var in (*spec.env, *spec.credential_env))
+
+
+def is_credential_var(name: str) -> bool:
+    """A registry key variable, or an ``EARSHOT_*`` variable named like a secret
+    (``_KEY``, ``_TOKEN``, ``_SECRET``, ``_PASSWORD``, ``_CREDENTIALS``)."""
+    upper = name.upper()
+    if upper in credential_vars():
+        return True
+    return upper.startswith("EARSHOT_") and upper.endswith(_SECRET_SUFFIXES)
 
 
 def key_from_env(spec: ProviderSpec, env: Mapping[str, str]) -> tuple[str, str] | None:
@@ -310,16 +350,37 @@ def resolve_target(
     stored_key: str | None = None,
     settings: ProviderSettings | None = None,
     env: Mapping[str, str] | None = None,
+    wire_setting: str | None = None,
 ) -> Target:
     """A ready-to-call ``Target``. Raises ``ProviderError("auth")`` when a required key is
     missing, naming the env var and ``earshot auth login``; ``invalid_request`` when the
     provider needs a base URL that nobody set."""
     environ = os.environ if env is None else env
     base_url = base_url_for(spec, environ, settings)
+    wire = wire_for(spec, info, settings)
+    cloud: dict[str, str] = {}
+    if spec.id in CLOUD_PROVIDERS:
+        from earshot.providers.cloud.placement import place
+
+        api: str | None = None
+        if spec.id == "azure":
+            # A wire setting picks the API a deployment speaks; the wire stays Azure's.
+            shape = _SHAPES.get(info.shape or "") if info is not None else None
+            api = wire_setting or (wire if wire != spec.wire else None) or shape
+            wire = spec.wire
+        default_url, cloud = place(
+            spec.id,
+            info.id if info is not None else model,  # an Azure deployment's catalog model
+            environ,
+            configured_url=base_url,
+            api_version=settings.api_version if settings is not None else None,
+            wire=api,
+        )
+        base_url = default_url if spec.id == "azure" or not base_url else base_url
     if not base_url:
         raise ProviderError(
             "invalid_request",
-            f"{spec.id} needs a base URL: set {spec.base_url_vars[0]} or "
+            f"{spec.id} needs a base URL: set {(spec.base_url_env or spec.base_url_vars)[0]} or "
             f"providers.{spec.id}.base_url in settings",
             retryable=False,
         )
@@ -327,7 +388,6 @@ def resolve_target(
     key = found[1] if found else stored_key
     if not key and spec.key_required:
         raise missing_key_error(spec)
-    wire = wire_for(spec, info, settings)
     headers = dict(spec.headers)
     if settings is not None:
         headers.update(settings.headers)
@@ -340,16 +400,20 @@ def resolve_target(
         api_key=Secret(key) if key else None,
         info=info,
         headers=headers,
+        cloud=cloud,
     )
 
 
 __all__ = [
+    "CLOUD_PROVIDERS",
     "PROVIDERS",
     "ProviderSettings",
     "ProviderSpec",
     "UnknownProviderError",
     "base_url_for",
+    "credential_vars",
     "get_provider",
+    "is_credential_var",
     "key_from_env",
     "key_variables",
     "missing_key_error",

@@ -66,6 +66,9 @@ class Target:
     api_key: Secret | None = None
     info: ModelInfo | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    cloud: Mapping[str, str] = field(default_factory=dict)
+    """Cloud placement resolved with the target: ``region`` (Bedrock), ``project`` and
+    ``location`` (Vertex AI), ``api_version`` and ``api`` (Azure OpenAI)."""
 
     @property
     def ref(self) -> str:

@@ -7,7 +7,7 @@ Shape::
     ModelRequest     model, system, messages, tools, tool_choice, reasoning_effort,
                      max_output_tokens, temperature, abort
     StreamEvent      TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd
-                     | UsageEvent | Finish | ErrorEvent
+                     | UsageEvent | Retrying | Finish | ErrorEvent
     Usage            input, output, cache_read, cache_write, reasoning (flat)
 
 Contracts:
@@ -51,6 +51,7 @@ ErrorKind = Literal[
     "invalid_request",
     "server",
     "network",
+    "stream_incomplete",
     "abort",
     "unknown",
 ]
@@ -62,6 +63,7 @@ ERROR_KINDS: tuple[ErrorKind, ...] = (
     "invalid_request",
     "server",
     "network",
+    "stream_incomplete",
     "abort",
     "unknown",
 )
@@ -230,6 +232,23 @@ class UsageEvent(msgspec.Struct, tag="usage", frozen=True, kw_only=True):
     usage: Usage
 
 
+class Retrying(msgspec.Struct, tag="retrying", frozen=True, kw_only=True):
+    """A failed attempt of this call will be retried after ``delay`` seconds. Announced
+    before the wait, never after content was streamed, and never terminal.
+
+    ``attempt`` is the attempt about to be made (2 for the first retry) of
+    ``max_attempts``; ``reason`` is a few words for a status line ("rate limited",
+    "connection reset"); ``message`` the failure in full."""
+
+    attempt: int
+    max_attempts: int
+    kind: ErrorKind
+    reason: str
+    message: str
+    delay: float
+    status: int | None = None
+
+
 class Finish(msgspec.Struct, tag="finish", frozen=True, kw_only=True):
     reason: FinishReason
     message: Message
@@ -239,7 +258,9 @@ class Finish(msgspec.Struct, tag="finish", frozen=True, kw_only=True):
 
 class ErrorEvent(msgspec.Struct, tag="error", frozen=True, kw_only=True):
     """The terminal event of a failed call. ``partial`` holds what was streamed before the
-    failure (it is never sent back to a provider as-is by the adapters)."""
+    failure (it is never sent back to a provider as-is by the adapters); ``usage`` what the
+    vendor had reported for the call by then (None when it reported nothing), so a cut
+    call is still paid for."""
 
     kind: ErrorKind
     message: str
@@ -247,6 +268,7 @@ class ErrorEvent(msgspec.Struct, tag="error", frozen=True, kw_only=True):
     status: int | None = None
     retry_after: float | None = None
     partial: Message | None = None
+    usage: Usage | None = None
 
 
 StreamEvent: TypeAlias = (
@@ -256,6 +278,7 @@ StreamEvent: TypeAlias = (
     | ToolCallDelta
     | ToolCallEnd
     | UsageEvent
+    | Retrying
     | Finish
     | ErrorEvent
 )
@@ -290,6 +313,7 @@ __all__ = [
     "ReasoningDelta",
     "ReasoningEffort",
     "ReasoningPart",
+    "Retrying",
     "Role",
     "StreamEvent",
     "TextDelta",

@@ -352,6 +352,8 @@ class Feed:
                 self.activity = "waiting for the model"
             case UserMessageInjected(message=message):
                 out.append(user_block(p, message_text(message), note="sent while working"))
+            case Notice(retry=retry, message=text) if retry is not None:
+                self.activity = text  # "retrying in 4 s (rate limited, attempt 2/3)"
             case Notice(level=level, message=text):
                 out.append(notice_block(p, level, text))
             case CompactionStarted(reason=reason, tokens_before=before):
@@ -409,7 +411,10 @@ def turn_end_line(ended: TurnEnded) -> str:
         case "aborted":
             return "interrupted"
         case "error":
-            return f"the model call failed: {ended.error or ended.error_kind or 'unknown error'}"
+            line = f"the model call failed: {ended.error or ended.error_kind or 'unknown error'}"
+            if ended.error_kind == "stream_incomplete":
+                line += ' (the partial answer is kept: send "continue" to pick up from it)'
+            return line
         case "max_turns":
             return "stopped: the limit on model calls was reached"
         case "budget":

@@ -56,6 +56,8 @@ class Settings:
     verify: list[str] = field(default_factory=list)
     verify_rounds: int = 3
     max_budget_usd: float | None = None
+    idle_timeout_ms: int | None = None
+    pass_env: list[str] = field(default_factory=list)
     max_retries: int | None = None
     """Retries of a failed model call (``maxRetries``, then ``EARSHOT_MAX_RETRIES``); None
     means the retry policy's default."""
@@ -127,11 +129,17 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
         if base_url is not None and not isinstance(base_url, str):
             raise _fail(path, f"{where}.base_url", "must be a string URL")
         headers = _str_map(entry.get("headers", {}), path, f"{where}.headers")
+        api_version = entry.get("api_version")
+        if api_version is not None and not isinstance(api_version, str):
+            raise _fail(path, f"{where}.api_version", 'must be a string such as "2024-10-21"')
+        deployments = _str_map(entry.get("deployments", {}), path, f"{where}.deployments")
         wire = _wire(entry, path, where) if "wire" in entry else None
         previous = settings.providers.get(pid, ProviderSettings())
         settings.providers[pid] = ProviderSettings(
             base_url=base_url if base_url is not None else previous.base_url,
             headers={**previous.headers, **headers},
+            api_version=api_version if api_version is not None else previous.api_version,
+            deployments={**previous.deployments, **deployments},
             wire=wire or previous.wire,
         )
     if "verify" in data:
@@ -151,6 +159,32 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
         if not isinstance(budget, int | float) or isinstance(budget, bool) or budget <= 0:
             raise _fail(path, '"maxBudgetUsd"', "must be a number of US dollars above 0")
         settings.max_budget_usd = float(budget)
+    if "idleTimeoutMs" in data:
+        idle = data["idleTimeoutMs"]
+        if not isinstance(idle, int) or isinstance(idle, bool) or idle <= 0:
+            raise _fail(
+                path,
+                '"idleTimeoutMs"',
+                "must be a whole number of milliseconds above 0, e.g. 120000 for two minutes",
+            )
+        settings.idle_timeout_ms = idle
+    if "passEnv" in data:
+        if source.scope == "project":
+            raise _fail(
+                path,
+                '"passEnv"',
+                "is read only from your own settings (the user settings or "
+                ".earshot/settings.local.json), never from a checked-in project file, so a "
+                "repository cannot hand your credentials to commands",
+            )
+        names = data["passEnv"]
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            raise _fail(
+                path,
+                '"passEnv"',
+                'must be a list of environment variable names, e.g. ["GITHUB_TOKEN"]',
+            )
+        settings.pass_env = [*settings.pass_env, *(n for n in names if isinstance(n, str))]
     if "maxRetries" in data:
         retries = data["maxRetries"]
         settings.max_retries = _retries(retries, lambda m: _fail(path, '"maxRetries"', m))

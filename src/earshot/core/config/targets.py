@@ -42,7 +42,10 @@ def target_for(
 ) -> Target:
     provider, model = parse_ref(ref)
     spec = get_provider(provider)
-    info = catalog.get(provider, model)
+    provider_settings = settings.provider(provider)
+    # An Azure deployment is named by its owner; settings map it to the catalog model.
+    catalog_model = provider_settings.deployments.get(model, model) if provider_settings else model
+    info = catalog.get(provider, catalog_model)
     if info is None and not spec.open_models:
         catalog.lookup(ref)  # raises UnknownModelError with the closest matches
     environ = os.environ if env is None else env
@@ -52,9 +55,21 @@ def target_for(
         model,
         info=info,
         stored_key=stored,
-        settings=settings.provider(provider),
+        settings=provider_settings,
         env=environ,
+        wire_setting=_model_wire(settings, provider, model),
     )
+
+
+def _model_wire(settings: Settings, provider: str, model: str) -> str | None:
+    """``models.<provider>.<model>.wire`` from settings (or its older alias ``shape``), when
+    set: an Azure deployment's API is chosen by its own name, not its catalog model's."""
+    fields = settings.models.get(provider, {}).get(model, {})
+    value = fields.get("wire")
+    if isinstance(value, str):
+        return value
+    shape = fields.get("shape")
+    return {"completions": "openai-chat", "responses": "openai-responses"}.get(str(shape))
 
 
 # The model earshot picks for a provider when the user named none: a strong, current
@@ -105,4 +120,31 @@ def default_model_ref(
     )
 
 
-__all__ = ["DEFAULT_MODELS", "NoModelError", "default_model_ref", "load_catalog", "target_for"]
+MAX_CATALOG_MODELS = 40
+
+
+def model_choices(current: str, settings: Settings, catalog: ModelCatalog) -> list[str]:
+    """Models to offer: ``current``, the settings' one, the default model of each provider
+    with a key, then the current provider's catalog models."""
+    refs = [current]
+    if settings.model:
+        refs.append(settings.model)
+    stored = set(AuthStore().providers())
+    for spec in PROVIDERS:
+        if spec.id in DEFAULT_MODELS and (key_from_env(spec, os.environ) or spec.id in stored):
+            refs.append(f"{spec.id}/{DEFAULT_MODELS[spec.id]}")
+    provider, _ = parse_ref(current)
+    models = sorted(catalog.models(provider), key=lambda info: info.id)
+    refs += [f"{provider}/{info.id}" for info in models[:MAX_CATALOG_MODELS]]
+    return list(dict.fromkeys(refs))
+
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "MAX_CATALOG_MODELS",
+    "NoModelError",
+    "default_model_ref",
+    "load_catalog",
+    "model_choices",
+    "target_for",
+]

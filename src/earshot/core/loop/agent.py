@@ -33,6 +33,7 @@ import anyio
 from earshot.core.effort import SessionEffort
 from earshot.core.loop import verify
 from earshot.core.loop._execute import ToolBatch
+from earshot.core.loop._faults import SQUEEZE_KEEP, retry_notice, squeeze_window, unfit_error
 from earshot.core.loop.approvals import ApproveFn, sandbox_escalation
 from earshot.core.loop.context import (
     ContextPolicy,
@@ -68,6 +69,7 @@ from earshot.core.tools.display import TodoList
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ToolState
 from earshot.providers import types as pt
+from earshot.providers.http import Timeouts
 from earshot.providers.pricing import cost_usd
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.target import Target
@@ -95,6 +97,7 @@ class Agent:
         effort: SessionEffort | None = None,
         max_output_tokens: int | None = None,
         retry: RetryPolicy | None = None,
+        timeouts: Timeouts | None = None,
         client: httpx.AsyncClient | None = None,
         model: ModelClient | None = None,
         files: FileOps | None = None,
@@ -121,7 +124,9 @@ class Agent:
         self.reasoning_effort = reasoning_effort
         self.effort = effort  # when set, its choice overrides ``reasoning_effort``
         self.max_output_tokens = max_output_tokens
-        self.model: ModelClient = model or ProviderModel(client=client, retry=retry)
+        self.model: ModelClient = model or ProviderModel(
+            client=client, retry=retry, timeouts=timeouts
+        )
         self.files = files or LocalFileOps()
         self.procs = procs or LocalProcessOps()
         self.history: list[pt.Message] = list(history)
@@ -200,6 +205,7 @@ class Agent:
         *,
         usage: pt.Usage | None = None,
         cost_usd: float | None = None,
+        incomplete: bool = False,
     ) -> None:
         entry: str | None = None
         if self.effort is not None:
@@ -210,6 +216,7 @@ class Agent:
                 usage=usage,
                 cost_usd=cost_usd,
                 model=self.target.ref if message.role == "assistant" else None,
+                incomplete=incomplete,
             )
         self.history.append(message)
         self._entry_ids.append(entry)
@@ -259,19 +266,37 @@ class Agent:
         async for event in self._compact("manual", focus):
             yield event
 
+    def _overhead(self) -> int:
+        """Tokens every request carries besides the messages: system prompt and tools."""
+        return self.gauge.measure(estimate([], system=self.system, tools=self._specs()))
+
     async def _compact(
-        self, reason: CompactionReason, focus: str = ""
+        self,
+        reason: CompactionReason,
+        focus: str = "",
+        *,
+        keep_batches: int | None = None,
+        window: int | None = None,
     ) -> AsyncIterator[AgentEvent]:
+        """Summarise and cut (``context.plan_compaction``); ``keep_batches`` and a smaller
+        ``window`` make the cut deeper after the provider refused a request as too long."""
         before = self.context_tokens()
         yield CompactionStarted(reason=reason, tokens_before=before)
-        plan = plan_compaction(self.history, self.policy, self.window())
+        window = window or self.window()
+        plan = plan_compaction(
+            self.history,
+            self.policy,
+            window,
+            keep_batches=keep_batches,
+            overhead=self._overhead(),
+        )
         if plan is None:
             yield CompactionEnded(
                 reason=reason,
                 tokens_before=before,
                 tokens_after=before,
                 ok=False,
-                message="nothing old enough to summarise: only the current turns are here",
+                message="nothing left to summarise: only the current prompt is here",
             )
             return
         summary, usage, failure = await summarise(
@@ -279,7 +304,7 @@ class Agent:
             target=self.target,
             tools=self._specs(),
             policy=self.policy,
-            window=self.window(),
+            window=window,
             focus=focus,
             abort=self._abort,
             model=self.model,
@@ -293,7 +318,9 @@ class Agent:
             return
         todos = [t.content for t in self.state.todos if t.status != "completed"]
         pre = preamble(summary, plan, todos)
-        first_kept = self._entry_ids[plan.kept_from]
+        first_kept = (
+            self._entry_ids[plan.kept_from] if plan.kept_from < len(self._entry_ids) else None
+        )
         if self.transcript is not None:
             await self.transcript.append_compaction(
                 pre, first_kept=first_kept, tokens_before=before
@@ -406,7 +433,9 @@ class Agent:
         yield ModelCallStarted(index=turn.calls, model=self.target.ref)
         turn.finish, turn.error = None, None
         async for event in self.model.stream(self._request(), self.target):
-            if isinstance(event, pt.TextDelta):
+            if isinstance(event, pt.Retrying):
+                yield retry_notice(event)
+            elif isinstance(event, pt.TextDelta):
                 yield TextDelta(text=event.text)
             elif isinstance(event, pt.ReasoningDelta):
                 yield ReasoningDelta(text=event.text)
@@ -417,22 +446,32 @@ class Agent:
             elif isinstance(event, pt.ErrorEvent):
                 turn.error = event
         if turn.finish is not None:
+            turn.squeezed = 0
             return
         error = turn.error
+        if error is not None and error.usage is not None:
+            self._account(error.usage)  # a cut call was still paid for
         nothing_shown = error is None or error.partial is None or not error.partial.parts
-        if (
-            error is not None
-            and error.kind == "context_overflow"
-            and not turn.overflow_retried
-            and nothing_shown
-        ):
-            turn.overflow_retried = True
-            async for compacting in self._compact("overflow"):
-                yield compacting
-            turn.next = "again"
-            return
-        if error is not None and error.partial is not None:
-            await self._close_partial(error.partial)
+        if error is not None and error.kind == "context_overflow" and nothing_shown:
+            fitted = False
+            if turn.squeezed < len(SQUEEZE_KEEP):
+                window = squeeze_window(self.window(), self.context_tokens())
+                deeper = self._compact(
+                    "overflow", keep_batches=SQUEEZE_KEEP[turn.squeezed], window=window
+                )
+                async for compacting in deeper:
+                    if isinstance(compacting, CompactionEnded):
+                        fitted = compacting.ok
+                    yield compacting
+            turn.squeezed += 1
+            if fitted:
+                turn.next = "again"
+                return
+            turn.error = unfit_error(
+                error, window=self.window(), overhead=self._overhead(), tokens=self.context_tokens()
+            )
+        if turn.error is not None and turn.error.partial is not None:
+            await self._close_partial(turn.error.partial)
         turn.stop("error")
 
     async def _after_call(self, turn: Turn) -> AsyncIterator[AgentEvent]:
@@ -500,11 +539,12 @@ class Agent:
             turn.stop("aborted")
 
     async def _close_partial(self, partial: pt.Message) -> None:
-        """Keep what a cut-short model call produced, and give each of its tool calls an
+        """Keep what a cut-short model call produced (marked incomplete in the transcript,
+        so a later turn continues from it), and give each of its tool calls an
         "interrupted" result, so the next request is valid for every provider."""
         if not partial.parts:
             return
-        await self._append(partial)
+        await self._append(partial, incomplete=True)
         answered = interrupted(partial)
         if answered is not None:
             await self._append(answered)

@@ -130,9 +130,28 @@ class UserMessageInjected(msgspec.Struct, tag="user_message_injected", frozen=Tr
     message: Message
 
 
+class RetryInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A model call about to be retried: ``attempt`` (2 for the first retry) of
+    ``max_attempts``, the failure's ``kind`` and a few-word ``reason``, the wait in seconds,
+    and the failure in full (``error``)."""
+
+    attempt: int
+    max_attempts: int
+    kind: ErrorKind
+    reason: str
+    delay_s: float
+    error: str
+
+
 class Notice(msgspec.Struct, tag="notice", frozen=True, kw_only=True):
+    """Something to tell a person that does not change the outcome. ``retry`` is set when
+    the notice announces a retry (sent before the wait, so a long wait never reads as a
+    hang); ``message`` is then the status line: "retrying in 4 s (rate limited, attempt
+    2/3)"."""
+
     level: Literal["info", "warning"]
     message: str
+    retry: RetryInfo | None = None
 
 
 class CompactionStarted(msgspec.Struct, tag="compaction_started", frozen=True, kw_only=True):
@@ -232,6 +251,7 @@ __all__ = [
     "PermissionDenial",
     "PermissionOutcome",
     "ReasoningDelta",
+    "RetryInfo",
     "StopReason",
     "TextDelta",
     "ToolCallRequested",

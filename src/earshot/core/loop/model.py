@@ -29,18 +29,22 @@ from earshot.providers.target import Target
 if TYPE_CHECKING:
     import httpx
 
+    from earshot.providers.http import Timeouts
+
 
 @dataclass
 class ProviderModel:
-    """The real model: ``providers.stream`` with a shared client and a retry policy."""
+    """The real model: ``providers.stream`` with a shared client, a retry policy and the
+    connect and idle timeouts."""
 
     client: httpx.AsyncClient | None = None
     retry: RetryPolicy | None = None
+    timeouts: Timeouts | None = None
 
     def stream(self, request: pt.ModelRequest, target: Target) -> AsyncIterator[pt.StreamEvent]:
         from earshot.providers.stream import stream
 
-        return stream(request, target, client=self.client, retry=self.retry)
+        return stream(request, target, client=self.client, retry=self.retry, timeouts=self.timeouts)
 
 
 ScriptedReply = pt.Message | pt.ErrorEvent

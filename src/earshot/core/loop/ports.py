@@ -81,6 +81,7 @@ class Recorder(Protocol):
         usage: pt.Usage | None = None,
         cost_usd: float | None = None,
         model: str | None = None,
+        incomplete: bool = False,
     ) -> str: ...
 
     async def append_model_switch(self, model: str) -> str: ...

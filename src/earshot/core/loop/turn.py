@@ -40,7 +40,8 @@ class Turn:
     tool_calls: list[pt.ToolCallPart] = field(default_factory=list)
     final_text: str = ""
     denials: list[PermissionDenial] = field(default_factory=list)
-    overflow_retried: bool = False
+    squeezed: int = 0
+    """Compactions after context overflows since the last model call that fitted."""
     changed: bool = False
     verify_round: int = 0
     feedback: pt.Message | None = None

@@ -10,11 +10,12 @@
                   own -delete, -fprint), tee (writes), env with an assignment that is not
                   in SAFE_ASSIGNMENTS
     script        the inner commands are a string to parse again: bash|sh|zsh|dash|ksh -c,
-                  eval, su -c, watch
+                  eval, su -c, watch, trap, parallel, flock -c (see ``_unwrap.py``)
 
-Any other program that runs its arguments (``python -c``, ``awk 'BEGIN{system(...)}'``,
-``make``) is checked as itself: a rule for ``rm`` cannot see into it, so it needs its own
-allow rule (or the mode) to run.
+This module holds the option scanner and the classic wrappers; ``_unwrap.py`` holds the
+table and the programs that run strings or their input. Interpreters with inline code
+(``python3 -c``, ``awk 'BEGIN{system(...)}'``) are in ``_interpreters.py``: only a rule
+naming the flag allows them. Any other program (``make``) is checked as itself.
 
 A wrapper whose options cannot be read (an unknown flag, a computed word where an option
 belongs) yields a ``problem``: the command is then unreadable and is never allowed.
@@ -40,7 +41,6 @@ SAFE_ASSIGNMENTS = _names(
 )
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
-SHELLS = _names("bash sh zsh dash ksh mksh ash")
 
 
 @dataclass(frozen=True)
@@ -149,36 +149,6 @@ def _inner(args: list[Word], options: _Options | None, program: str) -> Unwrappe
         return _unreadable(program)
     rest = args[options.index :]
     return Unwrapped(commands=[rest]) if rest else None
-
-
-def _shell(program: str, args: list[Word]) -> Unwrapped | None:
-    has_c = False
-    i = 0
-    while i < len(args):
-        word = args[i]
-        if not word.literal:
-            return _unreadable(program)
-        arg = word.value
-        if arg in ("--", "-"):
-            i += 1
-            break
-        if arg in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
-            i += 2
-            continue
-        if arg.startswith("--"):
-            i += 1
-            continue
-        if len(arg) > 1 and arg[0] in "-+":
-            has_c = has_c or (arg[0] == "-" and "c" in arg[1:])
-            i += 1
-            continue
-        break
-    rest = args[i:]
-    if not has_c:
-        return None  # a script file, or commands from standard input: checked as written
-    if not rest:
-        return Unwrapped(problem=f"{program} -c without a command")
-    return Unwrapped(script=rest[0])
 
 
 def _eval(args: list[Word]) -> Unwrapped | None:
@@ -359,20 +329,6 @@ def _plain(
     return unwrap
 
 
-def _su(args: list[Word]) -> Unwrapped | None:
-    options = _scan(
-        args,
-        flags="lmpfP",
-        valued="cgGsw",
-        long_flags=_names("login preserve-environment pty"),
-        long_valued=_names("command session-command group supp-group shell whitelist-environment"),
-    )
-    if options is None:
-        return _unreadable("su", keep=True)
-    scripts = [w for name, w in options.values if name in ("c", "command", "session-command")]
-    return Unwrapped(script=scripts[0] if scripts else None, keep=True)
-
-
 def _privileged(program: str, flags: str, long_valued: frozenset[str], operands: int) -> Handler:
     """Wrappers that change who or where the inner command runs: both are checked."""
 
@@ -409,40 +365,3 @@ def _watch(args: list[Word]) -> Unwrapped | None:
     if options.flags & {"x", "exec"}:
         return Unwrapped(commands=[rest])
     return _eval(rest)  # watch hands its words to sh -c, joined by spaces
-
-
-_SIMPLE: dict[str, Handler] = {
-    "builtin": _plain("builtin"),
-    "busybox": _plain("busybox"),
-    "coproc": _plain("coproc"),
-    "exec": _plain("exec", flags="cl", valued="a"),
-    "ionice": _plain("ionice", flags="t", valued="cn"),
-    "noglob": _plain("noglob"),
-    "nohup": _plain("nohup"),
-    "setsid": _plain("setsid", flags="cfw"),
-    "stdbuf": _plain("stdbuf", valued="ioe"),
-    "su": _su,
-    "runuser": _su,
-    "pkexec": _privileged("pkexec", "", _names("user"), 0),
-    "chroot": _privileged("chroot", "", _names("userspec groups"), 1),
-    "watch": _watch,
-    "eval": _eval,
-    "env": _env,
-    "command": _command,
-    "nice": _nice,
-    "time": _time,
-    "timeout": _timeout,
-    "xargs": _xargs,
-    "find": _find,
-    "tee": _tee,
-}
-
-
-def unwrap(program: str, args: list[Word]) -> Unwrapped | None:
-    """What ``program args`` runs besides itself; None when it is no wrapper we know."""
-    if program in SHELLS:
-        return _shell(program, args)
-    if program in ("sudo", "doas"):
-        return _sudo(program, args)
-    handler = _SIMPLE.get(program)
-    return handler(args) if handler is not None else None

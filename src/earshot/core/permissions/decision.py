@@ -4,7 +4,8 @@ The order, for every request (and, for a shell command, for every part of it: ea
 it would run, each file it would write, each piece the parser could not read)::
 
     1  a matching deny rule refuses, in every mode
-    2  a read-only tool is allowed
+    2  a read-only tool is allowed, and so is a shell line of read-only programs
+       (``shell.ParsedLine.read_only``) unless an ask rule names one of its commands
     3  plan mode refuses
     4  a write outside the working directory and the additional directories, or to a
        protected place (.earshot/, .git/, shell start-up files, earshot's own settings),
@@ -17,9 +18,11 @@ it would run, each file it would write, each piece the parser could not read)::
     8  the mode: ask prompts; accept-edits allows file edits (and shell writes) inside the
        working directory and prompts for the rest; auto allows
 
-A shell command is denied if any part is denied, prompts if any part prompts, and is allowed
-only when every part is allowed. ``decide`` never prompts and never writes; it reads the
-file system only to resolve symlinks.
+A shell command is denied if any part is denied (a file argument a Read deny rule covers is
+a part too), prompts if any part prompts, and is allowed only when every part is allowed.
+Inline code (``python3 -c``) is allowed only by an allow rule naming its flag, and auto mode
+prompts for it; the shell-only checks are in ``_line.py``. ``decide`` never prompts and
+never writes; it reads the file system only to resolve symlinks (and to expand a glob).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, assert_never
 
+from earshot.core.permissions import _line
 from earshot.core.permissions import match as m
 from earshot.core.permissions import paths as pp
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
@@ -36,7 +40,7 @@ from earshot.core.permissions.shell import ParsedLine, ShellCommand, ShellWrite,
 from earshot.core.tools.base import PermissionRequest
 
 Outcome = Literal["allow", "ask", "deny"]
-PartKind = Literal["command", "write", "unreadable"]
+PartKind = Literal["command", "write", "read", "unreadable"]
 
 SHELL_STARTUP_FILES = frozenset(
     {
@@ -58,6 +62,7 @@ SHELL_STARTUP_FILES = frozenset(
     }
 )
 PROTECTED_NAMES = frozenset({".earshot", ".git"})
+SANDBOX_REASON = "the OS sandbox confines it (auto and accept-edits modes; docs/sandbox.md)"
 
 
 @dataclass(frozen=True)
@@ -88,9 +93,14 @@ class Decision:
 
 @dataclass(frozen=True)
 class _Verdict:
+    """``confinable``: an ask that the OS sandbox makes needless for a shell command (a
+    write outside the project or to a protected place, which the sandbox stops; or a
+    command accept-edits mode would ask about, which the sandbox confines)."""
+
     outcome: Outcome
     reason: str
     rule: m.Rule | None = None
+    confinable: bool = False
 
 
 class _Place:
@@ -161,15 +171,19 @@ def _mode_verdict(mode: Mode, *, edit: bool, what: str) -> _Verdict:
         case "accept-edits" if edit:
             return _Verdict("allow", "accept-edits mode allows file edits in the working directory")
         case "accept-edits" | "ask":
-            return _Verdict("ask", f"no rule allows {what}; {mode} mode prompts")
+            return _Verdict("ask", f"no rule allows {what}; {mode} mode prompts", confinable=True)
         case _:
             assert_never(mode)
+
+
+def _rule_denial(rule: m.Rule) -> _Verdict:
+    return _Verdict("deny", _rule_reason("denied", rule), rule)
 
 
 def _early(deny: m.Rule | None, read_only: bool, mode: Mode) -> _Verdict | None:
     """Steps 1 to 3."""
     if deny is not None:
-        return _Verdict("deny", _rule_reason("denied", deny), deny)
+        return _rule_denial(deny)
     if read_only:
         return _Verdict("allow", "read-only tools never prompt")
     if mode == "plan":
@@ -218,10 +232,11 @@ def _path_verdict(
                 return _Verdict(
                     "ask",
                     f"writes {real}, outside the working directory and additional directories",
+                    confinable=True,
                 )
             why = place.protected((literal, real))
             if why:
-                return _Verdict("ask", f"writes {literal}: {why}")
+                return _Verdict("ask", f"writes {literal}: {why}", confinable=True)
     ask = pp.first_match(rules.select("ask", tool), every, place.cwd, place.real_cwd)
     reals = tuple(real for _, real in forms)
     allow = _all_paths_allowed(rules.select("allow", tool), reals, place)
@@ -242,14 +257,24 @@ def _all_paths_allowed(
 
 
 def decide(
-    rules: RuleSet, mode: Mode, cwd: Path, request: PermissionRequest, *, read_only: bool
+    rules: RuleSet,
+    mode: Mode,
+    cwd: Path,
+    request: PermissionRequest,
+    *,
+    read_only: bool,
+    sandboxed: bool = False,
 ) -> Decision:
-    """The decision on ``request`` (see the module docstring for the order)."""
+    """The decision on ``request`` (see the module docstring for the order). ``sandboxed``:
+    a shell command will run inside the OS sandbox, so in auto and accept-edits modes what
+    the sandbox stops (writes outside the project, to protected places) or confines (any
+    command) needs no prompt; rules still ask and deny, and an unreadable part still asks."""
     place = _Place(rules, cwd)
     if request.tool == "bash" and request.command is not None:
         parsed = parse_line(request.command)
         if parsed.commands or parsed.writes or parsed.problems:
-            return _decide_line(rules, mode, place, parsed, read_only=read_only)
+            confined = sandboxed and mode in ("auto", "accept-edits")
+            return _decide_line(rules, mode, place, parsed, read_only=read_only, confined=confined)
     verdict = _reads_denied(rules, place, request)
     if verdict is None:
         verdict = _decide_request(rules, mode, place, request, read_only=read_only)
@@ -308,12 +333,20 @@ def _decide_request(
 
 
 def _decide_line(
-    rules: RuleSet, mode: Mode, place: _Place, parsed: ParsedLine, *, read_only: bool
+    rules: RuleSet,
+    mode: Mode,
+    place: _Place,
+    parsed: ParsedLine,
+    *,
+    read_only: bool,
+    confined: bool = False,
 ) -> Decision:
     parts: list[CommandVerdict] = []
     verdicts: list[_Verdict] = []
 
     def add(text: str, kind: PartKind, verdict: _Verdict) -> None:
+        if confined and verdict.outcome == "ask" and verdict.confinable:
+            verdict = _Verdict("allow", SANDBOX_REASON)
         rule = verdict.rule
         verdicts.append(verdict)
         parts.append(
@@ -327,17 +360,27 @@ def _decide_line(
             )
         )
 
+    line_read_only = parsed.read_only and not _line.denied_below(
+        rules, place.cwd, place.real_cwd, parsed
+    )
     for command in parsed.commands:
-        add(command.text, "command", _command_verdict(rules, mode, command, read_only))
+        verdict = _command_verdict(rules, mode, command, read_only)
+        if line_read_only and verdict.outcome != "allow" and verdict.rule is None:
+            verdict = _Verdict("allow", _line.READ_ONLY_REASON)  # step 2 for shell lines
+        add(command.text, "command", verdict)
     for write in parsed.writes:
         add(
             f"{write.via} {write.target}",
             "write",
             _write_verdict(rules, mode, place, parsed, write, read_only),
         )
+    for read in parsed.reads:
+        denied = _line.read_denial(rules, place.cwd, place.real_cwd, parsed, read)
+        if denied is not None:
+            add(f"{read.via} {read.target}", "read", _rule_denial(denied))
     for problem in parsed.problems:
-        verdict = _early(None, read_only, mode) or _unreadable(rules, mode, "bash", problem)
-        add(problem, "unreadable", verdict or _Verdict("allow", "yolo mode allows it"))
+        found = _early(None, read_only, mode) or _unreadable(rules, mode, "bash", problem)
+        add(problem, "unreadable", found or _Verdict("allow", "yolo mode allows it"))
     return _decision(_combine(verdicts, [p.command for p in parts]), tuple(parts))
 
 
@@ -371,9 +414,12 @@ def _command_verdict(
         if unreadable is not None:
             return unreadable
     ask = m.first_command_match(rules.select("ask", "bash"), texts, readable)
-    allow = (
-        m.first_command_match(rules.select("allow", "bash"), texts[:1], True) if readable else None
-    )
+    allowing = rules.select("allow", "bash")
+    if command.inline:
+        allowing = _line.naming_rules(allowing, command.inline)
+    allow = m.first_command_match(allowing, texts[:1], True) if readable else None
+    if command.inline and allow is None and ask is None and mode == "auto":
+        return _Verdict("ask", _line.inline_reason(command.inline))
     return _late(ask, allow, mode, edit=False, what="this command")
 
 
@@ -393,6 +439,8 @@ def _write_verdict(
         target = os.path.expanduser(target)
     elif parsed.changes_dir and not target.startswith("/"):
         why = "the line changes directory before it writes this relative path"
+    if write.glob and not why:
+        return _line_glob_write(rules, mode, place, parsed, target, read_only)
     if why:
         early = _early(None, read_only, mode)
         if early is not None:
@@ -400,6 +448,35 @@ def _write_verdict(
         unreadable = _unreadable(rules, mode, "write", why)
         return unreadable or _Verdict("allow", "yolo mode allows it")
     return _path_verdict(rules, mode, place, "write", (target,), read_only=read_only, write=True)
+
+
+def _line_glob_write(
+    rules: RuleSet, mode: Mode, place: _Place, parsed: ParsedLine, target: str, read_only: bool
+) -> _Verdict:
+    """A write to every path the glob ``target`` could expand to."""
+    globs = _line.absolute_globs(target, place.cwd)
+    for glob in globs:
+        deny = m.first_glob_match(
+            rules.select("deny", "write"), glob, place.cwd, place.real_cwd, parsed.dotglob
+        )
+        if deny is not None:
+            return _rule_denial(deny)
+    early = _early(None, read_only, mode)
+    if early is not None:
+        return early
+    for glob in globs:
+        why = _line.glob_escapes(
+            glob, place.roots(), rules.protected_directories, PROTECTED_NAMES, SHELL_STARTUP_FILES
+        )
+        if why:
+            unreadable = _unreadable(rules, mode, "write", why)
+            return unreadable or _Verdict("allow", "yolo mode allows it")
+    ask = None
+    for glob in globs:
+        ask = ask or m.first_glob_match(
+            rules.select("ask", "write"), glob, place.cwd, place.real_cwd, parsed.dotglob
+        )
+    return _late(ask, None, mode, edit=True, what="this file change")
 
 
 __all__ = ["CommandVerdict", "Decision", "Outcome", "PartKind", "decide"]

@@ -21,6 +21,7 @@ from earshot.core.permissions.paths import lexical, read_denial, resolved
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
 from earshot.core.permissions.shell import parse_line
 from earshot.core.tools.base import PermissionRequest
+from earshot.core.tools.state import ShellSandbox
 
 SESSION = "session"
 
@@ -33,14 +34,26 @@ class PermissionGate:
         self._grants: list[m.Rule] = []
         self._effective = rules
         self._real_cwd = ""
+        self.sandbox: ShellSandbox | None = None
+        """The OS sandbox shell commands run in; where it confines them, auto and
+        accept-edits modes ask less (``decide``'s ``sandboxed``)."""
 
     @property
     def grants(self) -> tuple[m.Rule, ...]:
         return tuple(self._grants)
 
     def check(self, request: PermissionRequest, *, read_only: bool) -> Decision:
-        """``decide`` with the session's grants added to its allow rules."""
-        return decide(self._effective, self.mode, self.cwd, request, read_only=read_only)
+        """``decide`` with the session's grants added to its allow rules, and with the OS
+        sandbox taken into account for shell commands in auto and accept-edits modes."""
+        sandboxed = (
+            request.tool == "bash"
+            and self.mode in ("auto", "accept-edits")
+            and self.sandbox is not None
+            and self.sandbox.confines()
+        )
+        return decide(
+            self._effective, self.mode, self.cwd, request, read_only=read_only, sandboxed=sandboxed
+        )
 
     def denies_reads(self, tool: str) -> bool:
         """Whether any deny rule could keep ``tool`` from reading some path."""
@@ -80,7 +93,7 @@ def session_grants(request: PermissionRequest, cwd: Path) -> list[m.Rule]:
         ]
         for write in parsed.writes:
             relative = not write.target.startswith(("/", "~"))
-            if not write.literal or (relative and parsed.changes_dir):
+            if not write.literal or write.glob or (relative and parsed.changes_dir):
                 continue
             target = os.path.expanduser(write.target) if write.tilde else write.target
             real = _real(posixpath.join(base, target))

@@ -19,6 +19,8 @@ slow, however many ``*`` a user's pattern has.
     wildcard()           ``*`` matches any text
     command_matches()    ... and a trailing `` *`` also matches nothing, so ``git log *``
                          matches ``git log`` and ``git log -5``, never ``git logs``
+    glob_paths_meet()    whether a glob the shell expands (``> .gi[t]/config``) could name a
+                         path a rule glob covers: both are read as patterns, conservatively
     glob_matches()       gitignore-style: ``*``, ``?`` and ``[...]`` within a name, ``**``
                          across directories; a glob matches a path or anything below it; a
                          glob with no ``/`` matches a name at any depth
@@ -285,6 +287,149 @@ def first_path_match(
     return None
 
 
+# --- globs a shell expands: which paths could they be? --------------------------------------
+
+_ANY = "\x00any"
+
+
+def _tokens(glob: str) -> list[str]:
+    """A segment glob as tokens: ``_ANY`` for ``*``, ``?`` for one character, ``[...]`` for
+    a class, else one literal character."""
+    found: list[str] = []
+    i = 0
+    while i < len(glob):
+        char = glob[i]
+        if char == "*":
+            if not found or found[-1] != _ANY:
+                found.append(_ANY)
+            i += 1
+            continue
+        if char == "[":
+            width = _class_width(glob, i)
+            if width:
+                found.append(glob[i : i + width])
+                i += width
+                continue
+        found.append(char)
+        i += 1
+    return found
+
+
+def _chars_meet(a: str, b: str, first_not_dot: bool) -> bool:
+    """Whether one character can satisfy both single-character tokens (``?``, a class or a
+    literal); a class against a class is assumed to meet."""
+    a_lit = len(a) == 1 and a != "?"
+    b_lit = len(b) == 1 and b != "?"
+    if a_lit and b_lit:
+        return a == b and not (first_not_dot and a == ".")
+    if a_lit or b_lit:
+        char, other = (a, b) if a_lit else (b, a)
+        if first_not_dot and char == ".":
+            return False
+        return other == "?" or _in_class(other[1:-1], char)
+    return True
+
+
+def segments_meet(shell: str, rule: str, dotglob: bool = True) -> bool:
+    """Whether some name matches both segment globs. Unless ``dotglob``, ``shell`` follows
+    bash: a name starting with ``.`` matches only where the glob starts with ``.``."""
+    a = _tokens(shell)
+    b = _tokens(rule)
+    not_dot = not dotglob and not (a and a[0] == ".")
+    seen: set[tuple[int, int, bool]] = set()
+    todo = [(0, 0, True)]
+    while todo:
+        state = todo.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        i, j, first = state
+        if i == len(a) and j == len(b):
+            return True
+        if i < len(a) and a[i] == _ANY:
+            todo.append((i + 1, j, first))
+        if j < len(b) and b[j] == _ANY:
+            todo.append((i, j + 1, first))
+        if i == len(a) or j == len(b):
+            continue
+        ta, tb = a[i], b[j]
+        guard = first and not_dot
+        if ta == _ANY and tb == _ANY:
+            todo.append((i, j, False))
+            continue
+        if ta == _ANY or tb == _ANY:
+            single = tb if ta == _ANY else ta
+            if not _chars_meet(single, "?", guard):
+                continue
+            todo.append((i, j + 1, False) if ta == _ANY else (i + 1, j, False))
+            continue
+        if _chars_meet(ta, tb, guard):
+            todo.append((i + 1, j + 1, False))
+    return False
+
+
+def glob_paths_meet(shell: str, rule: str, dotglob: bool) -> bool:
+    """Whether a path the shell glob ``shell`` (absolute, normalised) could expand to is
+    covered by the rule glob ``rule`` (absolute, or a name glob with no ``/``)."""
+    if CASE_INSENSITIVE_PATHS:
+        shell = shell.lower()
+        rule = rule.lower()
+    parts = shell.split("/")
+    if "/" not in rule:
+        return any(p == "**" or segments_meet(p, rule, dotglob) for p in parts)
+    globs = rule.split("/")
+    if globs[-1] != "**":
+        globs.append("**")
+    seen: set[tuple[int, int]] = set()
+    todo = [(0, 0)]
+    while todo:
+        state = todo.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        i, j = state
+        if i == len(parts) and j == len(globs):
+            return True
+        if j < len(globs) and globs[j] == "**":
+            todo.append((i, j + 1))
+            if i < len(parts):
+                todo.append((i + 1, j))
+        if i < len(parts) and parts[i] == "**":
+            todo.append((i + 1, j))
+            if j < len(globs):
+                todo.append((i, j + 1))
+        if (
+            i < len(parts)
+            and j < len(globs)
+            and "**" not in (globs[j], parts[i])
+            and segments_meet(parts[i], globs[j], dotglob)
+        ):
+            todo.append((i + 1, j + 1))
+    return False
+
+
+def first_glob_match(
+    rules: tuple[Rule, ...], shell: str, cwd: str, real_cwd: str, dotglob: bool
+) -> Rule | None:
+    """The first path rule covering a path the shell glob ``shell`` could expand to."""
+    for rule in rules:
+        kind = rule.kind
+        if kind == "tool":
+            return rule
+        if kind != "path":
+            continue
+        globs = rule.globs
+        if rule.relative:
+            globs = (
+                posixpath.normpath(posixpath.join(cwd, rule.relative)),
+                posixpath.normpath(posixpath.join(real_cwd, rule.relative)),
+            )
+        for glob in globs:
+            if glob_paths_meet(shell, glob, dotglob):
+                return rule
+    return None
+
+
 __all__ = [
     "CASE_INSENSITIVE_PATHS",
     "Action",
@@ -292,14 +437,17 @@ __all__ = [
     "RuleKind",
     "command_matches",
     "first_command_match",
+    "first_glob_match",
     "first_path_match",
     "glob_matches",
+    "glob_paths_meet",
     "matches_command",
     "matches_domain",
     "matches_path",
     "matches_tool",
     "name_matches",
     "pieces_match",
+    "segments_meet",
     "split_pattern",
     "wildcard",
 ]

@@ -6,13 +6,18 @@
         commands   every simple command the line can run, wherever it sits: after ``&&``,
                    ``||``, ``;``, ``|``, ``|&``, ``&`` or a newline; in ``( )``, ``{ }``,
                    ``$( )``, backticks, ``<( )``, ``>( )``, ``if/for/while/until/case``
-                   bodies, function bodies, arithmetic and parameter expansions; and the
-                   inner commands of the wrappers in ``_wrappers.py`` (``bash -c``, ``eval``,
-                   ``env``, ``sudo``, ``xargs``, ``find -exec`` ...)
+                   bodies, function bodies, arithmetic and parameter expansions, unquoted
+                   here-document bodies, ``trap`` handlers; and the inner commands of the
+                   wrappers in ``_unwrap.py`` (``bash -c``, ``eval``, ``env``, ``sudo``,
+                   ``xargs``, ``find -exec`` ...)
         writes     output redirections (``>``, ``>>``, ``>|``, ``&>``, ``&>>``, ``<>``,
-                   ``>&FILE``) and the files of ``tee``, ``time -o``, ``find -fprint``
+                   ``>&FILE``), the files of ``tee``, ``time -o``, ``find -fprint``, and the
+                   arguments programs write (``_programs.py``: ``cp``, ``sed -i`` ...)
+        reads      ``< FILE`` and the literal file arguments of every command
         problems   what the parser could not read; a line with problems is never allowed
+                   (also text bash evaluates as code, ``_code.py``)
         changes_dir  whether a ``cd``/``pushd``/``popd`` may move relative writes elsewhere
+        read_only  every command is a read-only program and nothing is written
 
 The parser is tree-sitter's bash grammar; each line is parsed once, and the inner strings of
 ``bash -c`` and ``eval`` are parsed the same way (to a fixed depth). A word whose value bash
@@ -28,14 +33,24 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from earshot.core.permissions import _wrappers
+from earshot.core.permissions import _programs, _unwrap
+from earshot.core.permissions._code import Evaluated
+from earshot.core.permissions._words import (
+    XARGS_MORE,
+    _concat,
+    _dq_escape_heredoc,
+    _joined,
+    _redirect_words,
+    _render,
+    _text,
+    _word,
+    _word_literal,
+)
 from earshot.core.permissions._wrappers import SAFE_ASSIGNMENTS, Word
 
 MAX_DEPTH = 8
 """How deep ``bash -c '... eval ...'`` nesting is followed before the rest is unreadable."""
 
-XARGS_MORE = "…"
-"""Rendered after a command ``xargs`` runs: it appends arguments read from its input."""
 
 # Directories whose programs are the system's own: ``/usr/bin/git`` is matched as ``git``.
 # A name qualified with any other directory (``./git``) is matched as written for allow
@@ -55,8 +70,6 @@ SYSTEM_BIN_DIRS = frozenset(
 NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _DIR_CHANGERS = frozenset({"cd", "pushd", "popd"})
-_NEEDS_QUOTES = re.compile(r"[\s;&|<>()$`\"'\\" + XARGS_MORE + "]")
-_GLOB_CHARS = frozenset("*?[{")
 
 
 @dataclass(frozen=True)
@@ -72,25 +85,40 @@ class ShellCommand:
     text: str
     also: tuple[str, ...] = ()
     opaque: str = ""
+    read_only: bool = False
+    inline: str = ""
 
 
 @dataclass(frozen=True)
 class ShellWrite:
-    """A file the line writes. ``target`` is the word as bash sees it; when ``literal`` is
-    false bash computes it at run time. ``tilde`` means a leading ``~`` is the home dir."""
+    """A file the line writes (or, in ``ParsedLine.reads``, may read). ``target`` is the word
+    as bash sees it; when ``literal`` is false bash computes it at run time. ``tilde`` means
+    a leading ``~`` is the home dir; ``glob`` that bash expands it to the paths it matches."""
 
     target: str
     literal: bool
     via: str
     tilde: bool = False
+    glob: bool = False
 
 
 @dataclass(frozen=True)
 class ParsedLine:
+    """``reads`` are the literal file arguments and ``<`` inputs of every command;
+    ``read_only`` says every command is read-only and nothing is written or unreadable;
+    ``dotglob`` that a glob may match names starting with a dot; ``directories`` the
+    literal targets of its ``cd`` and ``pushd`` commands; ``below`` the directories a
+    recursive search (``grep -r``, ``rg``) reads everything under."""
+
     commands: tuple[ShellCommand, ...]
     writes: tuple[ShellWrite, ...]
     problems: tuple[str, ...]
     changes_dir: bool
+    reads: tuple[ShellWrite, ...] = ()
+    read_only: bool = False
+    dotglob: bool = False
+    directories: tuple[str, ...] = ()
+    below: tuple[ShellWrite, ...] = ()
 
 
 @dataclass
@@ -99,6 +127,12 @@ class _Out:
     writes: list[ShellWrite] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     changes_dir: bool = False
+    reads: list[ShellWrite] = field(default_factory=list)
+    evaluated: Evaluated = field(default_factory=Evaluated)
+    dotglob: bool = False
+    sources: list[bytes] = field(default_factory=list)
+    directories: list[str] = field(default_factory=list)
+    below: list[ShellWrite] = field(default_factory=list)
 
 
 _PARSER = Parser(Language(tree_sitter_bash.language()))
@@ -111,7 +145,29 @@ def parse_line(source: str) -> ParsedLine:
         _parse_into(source, 0, out)
     except RecursionError:
         out.problems.append("the command nests too deeply to check")
-    return ParsedLine(tuple(out.commands), tuple(out.writes), tuple(out.problems), out.changes_dir)
+    evaluated = out.evaluated
+    out.problems.extend(evaluated.finish())
+    variables = [r for r in out.reads if not r.literal]
+    out.reads.extend(_file(w, r.via) for r in variables for w in evaluated.variable_paths(r.target))
+    relative_reads = out.changes_dir and any(not r.target.startswith(("/", "~")) for r in out.reads)
+    read_only = (
+        bool(out.commands)
+        and not out.writes
+        and not out.problems
+        and not relative_reads
+        and all(c.read_only and not c.opaque for c in out.commands)
+    )
+    return ParsedLine(
+        tuple(out.commands),
+        tuple(out.writes),
+        tuple(out.problems),
+        out.changes_dir,
+        tuple(out.reads),
+        read_only,
+        out.dotglob,
+        tuple(out.directories),
+        tuple(out.below),
+    )
 
 
 def _parse_into(source: str, depth: int, out: _Out) -> None:
@@ -123,13 +179,16 @@ def _parse_into(source: str, depth: int, out: _Out) -> None:
     except UnicodeEncodeError:
         out.problems.append("the command is not valid text")
         return
+    if b"dotglob" in data or b"GLOBIGNORE" in data:
+        out.dotglob = True
+    if b"BASH_ALIASES" in data or b"BASH_CMDS" in data:
+        out.problems.append("the line changes what a command name runs (BASH_ALIASES, BASH_CMDS)")
     tree = _PARSER.parse(data)
-    _walk(tree.root_node, depth, out)
-
-
-def _text(node: Node) -> str:
-    raw = node.text
-    return raw.decode("utf-8", "replace") if raw is not None else ""
+    out.sources.append(data)
+    try:
+        _walk(tree.root_node, depth, out)
+    finally:
+        out.sources.pop()
 
 
 def _short(text: str) -> str:
@@ -147,15 +206,70 @@ def _walk(node: Node, depth: int, out: _Out) -> None:
     if kind == "command":
         _command(node, depth, out)
         return
+    if kind == "redirected_statement":
+        _redirected(node, depth, out)
+        return
     if kind == "declaration_command" or kind == "unset_command":
         _declaration(node, depth, out)
         return
+    if kind == "heredoc_body":
+        if not _quoted_heredoc(node):  # a quoted here-document is data: nothing in it runs
+            _heredoc(node, depth, out)
+        return
+    if out.evaluated.note(node):
+        _bare_assignment(node, out)
     if kind == "file_redirect":
         _redirect(node, out)
-    elif kind == "heredoc_body" and _quoted_heredoc(node):
-        return  # a quoted here-document is data: nothing in it runs
     for child in node.children:
         _walk(child, depth, out)
+
+
+def _bare_assignment(node: Node, out: _Out) -> None:
+    """``PATH=/tmp/x`` on its own changes what later commands run: an upper-case name that
+    is not harmless is checked like a command (``Bash(PATH=*)``)."""
+    name_node = node.child_by_field_name("name")
+    name = _text(name_node) if name_node is not None else ""
+    if name in SAFE_ASSIGNMENTS or any(c.islower() for c in name):
+        return
+    out.commands.append(ShellCommand(_render(Word(_text(node), _word_literal(node)))))
+
+
+def _redirected(node: Node, depth: int, out: _Out) -> None:
+    """A command with redirections: words after a redirection's target are arguments of
+    the command (``echo x > out rm -rf y`` runs ``echo x rm -rf y``)."""
+    body = node.child_by_field_name("body")
+    extra: list[Word] = []
+    for child in node.children:
+        if child.type == "file_redirect":
+            extra.extend(_redirect_words(child, _source(out))[1])
+    for child in node.children:
+        if child is not None and child == body and body.type == "command":
+            _command(body, depth, out, extra)
+        else:
+            _walk(child, depth, out)
+
+
+def _heredoc(body: Node, depth: int, out: _Out) -> None:
+    """An unquoted here-document expands like a double-quoted string: ``$(...)``, backticks
+    and ``${...}`` in it run. Its text is parsed again as one, so every form is found."""
+    text = _text(body)
+    start = body.prev_sibling
+    while start is not None and start.is_named:
+        start = start.prev_sibling
+    if start is not None and start.type == "<<-":
+        text = re.sub(r"(?m)^\t+", "", text)
+    quoted = _dq_escape_heredoc(text)
+    tree = _PARSER.parse(b": " + quoted.encode("utf-8", "replace"))
+    command = tree.root_node.named_children[0] if tree.root_node.named_children else None
+    if tree.root_node.has_error or command is None:
+        out.problems.append("earshot cannot read the here-document's expansions")
+        return
+    out.sources.append(b": " + quoted.encode("utf-8", "replace"))
+    try:
+        for child in command.children_by_field_name("argument"):
+            _walk(child, depth, out)
+    finally:
+        out.sources.pop()
 
 
 def _quoted_heredoc(body: Node) -> bool:
@@ -165,39 +279,57 @@ def _quoted_heredoc(body: Node) -> bool:
     return start is not None and any(q in _text(start) for q in ("'", '"', "\\"))
 
 
+def _source(out: _Out) -> bytes:
+    return out.sources[-1] if out.sources else b""
+
+
 def _redirect(node: Node, out: _Out) -> None:
     op = ""
     for child in node.children:
         if not child.is_named:
             op = child.type
-    dest = node.child_by_field_name("destination")
-    if op not in _OUTPUT_OPS or dest is None:
+    word, _ = _redirect_words(node, _source(out))
+    if word is None:
         return
-    if op == ">&" and dest.type == "number":
+    dest = node.child_by_field_name("destination")
+    if op in ("<", "<>"):
+        out.reads.append(_file(_programs.home_path(word) or word, op))
+    if op not in _OUTPUT_OPS:
+        return
+    if op == ">&" and dest is not None and dest.type == "number":
         return  # duplicates a descriptor
-    word = _word(dest)
     if word.literal and (word.value == "-" or word.value in NOT_FILES):
         return
-    if word.literal and word.value.startswith("/dev/fd/"):
-        return
-    out.writes.append(ShellWrite(word.value, word.literal, op, word.tilde))
+    out.writes.append(_file(word, op))
+
+
+def _file(word: Word, via: str) -> ShellWrite:
+    return ShellWrite(word.value, word.literal, via, word.tilde, word.glob)
 
 
 def _declaration(node: Node, depth: int, out: _Out) -> None:
     words = [Word(_text(node.children[0]), True)] if node.children else []
+    program = words[0].value if words else ""
+    flags = ""
     for child in node.children[1:]:
         _walk(child, depth, out)
         if child.type == "variable_assignment":
             words.append(Word(_text(child), _word_literal(child)))
+            name = child.child_by_field_name("name")
+            value = child.child_by_field_name("value")
+            if name is not None:
+                out.evaluated.declaration(
+                    flags, _text(name).partition("[")[0], _word(value) if value else None
+                )
         elif child.is_named:
-            words.append(_word(child))
+            word = _word(child)
+            words.append(word)
+            if word.literal and word.value.startswith("-"):
+                flags += word.value[1:]
+            elif program == "unset" or "n" in flags:
+                out.evaluated.target(word, program)
     if words:
         _emit(words, [], "", out)
-
-
-def _word_literal(node: Node) -> bool:
-    value = node.child_by_field_name("value")
-    return value is None or _word(value).literal
 
 
 def canonical_pattern(pattern: str) -> str:
@@ -222,19 +354,23 @@ def canonical_pattern(pattern: str) -> str:
     return scratch.commands[0].text
 
 
-def _command(node: Node, depth: int, out: _Out) -> None:
+def _command(node: Node, depth: int, out: _Out, extra: list[Word] | None = None) -> None:
     mark = len(out.commands)  # the command is listed before those nested in its words
     argv, assignments = _command_words(node, depth, out)
+    argv.extend(extra or [])
     if argv:
         nested = out.commands[mark:]
         del out.commands[mark:]
         _expand(argv, assignments, depth, out)
         out.commands.extend(nested)
+    elif assignments:
+        out.commands[mark:mark] = [ShellCommand(" ".join(assignments))]
 
 
 def _command_words(node: Node, depth: int, out: _Out) -> tuple[list[Word], list[str]]:
     assignments: list[str] = []
     argv: list[Word] = []
+    last: Node | None = None
     for index, child in enumerate(node.children):
         # nested substitutions run whatever position they sit in
         _walk(child, depth, out)
@@ -244,11 +380,19 @@ def _command_words(node: Node, depth: int, out: _Out) -> tuple[list[Word], list[
             name = _text(name_node) if name_node is not None else ""
             if name not in SAFE_ASSIGNMENTS:
                 assignments.append(_render(Word(_text(child), _word_literal(child))))
-        elif field_name == "name":
+        elif field_name in ("name", "argument"):
             inner = child.named_children
-            argv.append(_word(inner[0]) if len(inner) == 1 else Word(_text(child), False))
-        elif field_name == "argument":
-            argv.append(_word(child))
+            if field_name == "name" and len(inner) != 1:
+                word = Word(_text(child), False)
+            else:
+                word = _word(inner[0] if field_name == "name" else child)
+            if argv and last is not None and _joined(last, child, _source(out)):
+                argv[-1] = _concat(argv[-1], word)
+            else:
+                argv.append(word)
+            last = child
+        elif child.type == "file_redirect":
+            argv.extend(_redirect_words(child, _source(out))[1])
     return argv, assignments
 
 
@@ -264,16 +408,21 @@ def _expand(argv: list[Word], assignments: list[str], depth: int, out: _Out) -> 
     foreign = "/" in name.value and (directory or "/") not in SYSTEM_BIN_DIRS
     if program in _DIR_CHANGERS:
         out.changes_dir = True
-    inner = _wrappers.unwrap(program, argv[1:])
+        operands = [w for w in argv[1:] if not (w.literal and w.value.startswith("-"))]
+        if not operands or (operands[0].literal and not operands[0].glob):
+            out.directories.append(operands[0].value if operands else "~")
+    out.dotglob = out.dotglob or program == "shopt"
+    out.evaluated.command(program, argv[1:])
+    inner = _unwrap.unwrap(program, argv[1:])
     if inner is None:  # not a wrapper
-        _emit(argv, assignments, "", out)
+        _emit(argv, assignments, "", out, _programs.inspect(program, argv[1:]))
         return
-    out.writes.extend(ShellWrite(w.value, w.literal, program, w.tilde) for w in inner.writes)
+    out.writes.extend(_file(w, program) for w in inner.writes)
     if inner.problem:
         _emit(argv, assignments, inner.problem, out)
         return
     if inner.keep or assignments or foreign:
-        _emit(argv, assignments, "", out)
+        _emit(argv, assignments, "", out, _programs.inspect(program, argv[1:]))
     if inner.script is not None:
         if inner.script.literal:
             _parse_into(inner.script.value, depth + 1, out)
@@ -290,7 +439,31 @@ def _expand_inner(argv: list[Word], appends: bool, depth: int, out: _Out) -> Non
     _expand(argv, [], depth + 1, out)
 
 
-def _emit(argv: list[Word], assignments: list[str], opaque: str, out: _Out) -> None:
+def _emit(
+    argv: list[Word],
+    assignments: list[str],
+    opaque: str,
+    out: _Out,
+    effects: _programs.Effects | None = None,
+) -> None:
+    name = argv[0]
+    found = effects or _programs.Effects()
+    opaque = opaque or found.problem
+    texts = _spellings(argv, assignments)
+    if found.normal is not None:
+        texts.extend(t for t in _spellings(found.normal, []) if t not in texts)
+    program = name.value.rpartition("/")[2]
+    writes = [w for w in found.writes if not (w.literal and w.value in NOT_FILES)]
+    out.writes.extend(_file(w, program) for w in writes)
+    out.reads.extend(_file(w, program) for w in dict.fromkeys(found.reads))
+    out.below.extend(_file(w, program) for w in found.below)
+    directory = name.value.rpartition("/")[0] or "/"
+    system = name.literal and ("/" not in name.value or directory in SYSTEM_BIN_DIRS)
+    read_only = found.read_only and system and not assignments and not opaque
+    out.commands.append(ShellCommand(texts[0], tuple(texts[1:]), opaque, read_only, found.inline))
+
+
+def _spellings(argv: list[Word], assignments: list[str]) -> list[str]:
     name = argv[0]
     rest = [_render(w) for w in argv[1:]]
     written = _render(name)
@@ -307,130 +480,7 @@ def _emit(argv: list[Word], assignments: list[str], opaque: str, out: _Out) -> N
         plain = " ".join([form, *rest])
         if plain not in texts:
             texts.append(plain)
-    out.commands.append(ShellCommand(texts[0], tuple(texts[1:]), opaque))
-
-
-def _render(word: Word) -> str:
-    value = word.value
-    if not word.literal or word.marker:
-        return value
-    if value == "":
-        return "''"
-    if _NEEDS_QUOTES.search(value):
-        return "'" + value.replace("'", "'\"'\"'") + "'"
-    return value
-
-
-def _word(node: Node) -> Word:
-    kind = node.type
-    text = _text(node)
-    if kind == "word":
-        return _bare(text)
-    if kind == "number":
-        return Word(text, True)
-    if kind == "raw_string":
-        return Word(text[1:-1], True)
-    if kind == "string":
-        return _double_quoted(node, text)
-    if kind == "translated_string":
-        inner = node.named_children
-        return _double_quoted(inner[0], text) if inner else Word(text, False)
-    if kind == "ansi_c_string":
-        decoded = _ansi_c(text[2:-1])
-        return Word(decoded, True) if decoded is not None else Word(text, False)
-    if kind == "concatenation":
-        parts = [_word(child) for child in node.children]
-        if all(p.literal for p in parts):
-            return Word(
-                "".join(p.value for p in parts),
-                True,
-                glob=any(p.glob for p in parts),
-                tilde=parts[0].tilde if parts else False,
-            )
-        return Word(text, False)
-    return Word(text, False)  # expansions, substitutions, anything computed
-
-
-def _bare(text: str) -> Word:
-    chars: list[str] = []
-    glob = False
-    escaped = False
-    for char in text:
-        if escaped:
-            if char != "\n":
-                chars.append(char)
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        else:
-            glob = glob or char in _GLOB_CHARS
-            chars.append(char)
-    value = "".join(chars)
-    tilde = text.startswith("~")
-    if tilde and not (value == "~" or value.startswith("~/")):
-        return Word(text, False)  # ~user: another user's home
-    return Word(value, True, glob=glob, tilde=tilde)
-
-
-def _double_quoted(node: Node, text: str) -> Word:
-    parts: list[str] = []
-    for child in node.children:
-        if child.type == '"':
-            continue
-        if child.type != "string_content":
-            return Word(text, False)
-        parts.append(re.sub(r"\\([$`\"\\\n])", _dq_escape, _text(child)))
-    return Word("".join(parts), True)
-
-
-def _dq_escape(match: re.Match[str]) -> str:
-    char = match.group(1)
-    return "" if char == "\n" else char
-
-
-_ANSI_SIMPLE = {
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "n": "\n",
-    "r": "\r",
-    "t": "\t",
-    "v": "\v",
-    "\\": "\\",
-    "'": "'",
-    '"': '"',
-    "?": "?",
-}
-_ANSI_NUMERIC = re.compile(r"x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}")
-
-
-def _ansi_c(body: str) -> str | None:
-    """The value of ``$'...'``, or None for an escape we do not decode (``\\cX``)."""
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        char = body[i]
-        if char != "\\":
-            out.append(char)
-            i += 1
-            continue
-        nxt = body[i + 1 : i + 2]
-        if nxt in _ANSI_SIMPLE:
-            out.append(_ANSI_SIMPLE[nxt])
-            i += 2
-            continue
-        match = _ANSI_NUMERIC.match(body, i + 1)
-        if match is None:
-            return None
-        digits = match.group(0)
-        code = int(digits, 8) if digits[0] in "01234567" else int(digits[1:], 16)
-        if code == 0 or code > 0x10FFFF:
-            return None
-        out.append(chr(code))
-        i = match.end()
-    return "".join(out)
+    return texts
 
 
 __all__ = [

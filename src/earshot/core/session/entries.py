@@ -74,10 +74,14 @@ class _Entry(_Line, frozen=True):
 
 
 class MessageEntry(_Entry, tag="message", frozen=True):
+    """``incomplete`` marks an assistant message cut off before its end (a dropped stream,
+    an interrupt): what arrived is kept, and a later turn continues from it."""
+
     message: Message
     usage: Usage | None = None
     cost_usd: float | None = None
     model: str | None = None
+    incomplete: bool = False
 
 
 class ModelSwitchEntry(_Entry, tag="model_switch", frozen=True):

@@ -100,9 +100,11 @@ class Session:
         usage: Usage | None = None,
         cost_usd: float | None = None,
         model: str | None = None,
+        incomplete: bool = False,
     ) -> str:
         """Append a message (with the usage, cost and model of the call that produced it,
-        for an assistant message); returns the entry id."""
+        for an assistant message; ``incomplete`` when it was cut off); returns the entry
+        id."""
         return await self._append(
             lambda i, p, t: MessageEntry(
                 id=i,
@@ -112,6 +114,7 @@ class Session:
                 usage=usage,
                 cost_usd=cost_usd,
                 model=model,
+                incomplete=incomplete,
             )
         )
 

@@ -5,7 +5,8 @@
     detect_bash(platform=, env=, which=, exists=, read_registry=) -> ShellChoice
         pure: the shell commands run with, or ToolError with an install pointer
     find_bash()                 detect_bash over this machine
-    child_env()                 the environment a command gets (ours plus EARSHOT=1)
+    child_env(pass_env)         the environment a command gets: ours without the provider
+                                credentials earshot uses (unless passed), plus EARSHOT=1
     pump_output(process, sink)  stdout and stderr read concurrently, decoded, handed to one
                                 sink in arrival order, until both reach end of file
     ShellProcess                one background shell (a ``BackgroundShell``): its process,
@@ -37,7 +38,7 @@ import os
 import shutil
 import sys
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 from typing import TYPE_CHECKING
@@ -47,6 +48,7 @@ import anyio
 from earshot.core.tools.base import ToolError
 from earshot.core.tools.ops import ProcessOps
 from earshot.core.tools.state import BackgroundShell, ToolState
+from earshot.providers.registry import is_credential_var
 
 if TYPE_CHECKING:
     from anyio.abc import ByteReceiveStream, Process
@@ -190,9 +192,19 @@ def find_bash() -> ShellChoice:
     )
 
 
-def child_env() -> dict[str, str]:
-    """The environment of a command: earshot's own, plus ``EARSHOT=1``."""
-    return {**os.environ, "EARSHOT": "1"}
+def child_env(pass_env: Collection[str] = ()) -> dict[str, str]:
+    """The environment of a command: earshot's own minus the credentials earshot itself
+    uses (every key variable of the provider registry and ``EARSHOT_*`` secrets; see
+    ``registry.is_credential_var``) except those named in ``pass_env``, plus ``EARSHOT=1``.
+    Nothing else of the user's environment changes."""
+    passed = {name.upper() for name in pass_env}
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name.upper() in passed or not is_credential_var(name)
+    }
+    env["EARSHOT"] = "1"
+    return env
 
 
 # --- reading output --------------------------------------------------------------------
@@ -382,7 +394,7 @@ async def start_background(
             "run the command in the foreground",
             "background shells unavailable",
         ) from exc
-    process = await procs.spawn(argv, cwd=cwd, env=child_env())
+    process = await procs.spawn(argv, cwd=cwd, env=child_env(state.pass_env))
     shell = ShellProcess(
         shell_id=_next_id(state),
         command=command,

@@ -308,7 +308,7 @@ async def _run(argv: list[str], timeout_ms: int, ctx: ToolContext, shell: str) -
     if ctx.abort.is_set():
         raise ToolError("interrupted before the command started", "interrupted")
     try:
-        process = await ctx.procs.spawn(argv, cwd=ctx.cwd, env=child_env())
+        process = await ctx.procs.spawn(argv, cwd=ctx.cwd, env=child_env(ctx.state.pass_env))
     except OSError as exc:
         raise ToolError(f"could not start {shell}: {exc}", "could not start") from exc
     collected = _Collected()

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
+from earshot.core.tools._reaper import REAPER, Ledger
+
 if TYPE_CHECKING:
     from anyio.abc import Process
 
@@ -105,6 +107,13 @@ class LocalFileOps:
 
 
 class LocalProcessOps:
+    """Processes on this machine. On POSIX every group is handed to the watchdog
+    (``_reaper.REAPER``) so it dies with earshot, and recorded in ``ledger`` (when given)
+    so a resumed session can kill what a killed earshot left."""
+
+    def __init__(self, ledger: Ledger | None = None) -> None:
+        self.ledger = ledger
+
     async def spawn(
         self, argv: list[str], *, cwd: Path, env: Mapping[str, str] | None = None
     ) -> Process:
@@ -116,13 +125,18 @@ class LocalProcessOps:
                 stdin=subprocess.DEVNULL,
                 creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
             )
-        return await anyio.open_process(
+        process = await anyio.open_process(
             argv,
             cwd=cwd,
             env=dict(env) if env is not None else None,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
+        gone = REAPER.sweep()
+        REAPER.watch(process.pid)
+        if self.ledger is not None:
+            self.ledger.update(add=process.pid, remove=gone)
+        return process
 
     def kill_tree(self, process: Process) -> None:
         if sys.platform == "win32":
@@ -138,6 +152,9 @@ class LocalProcessOps:
         # nothing a command left running survives it.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
+        REAPER.forget(process.pid)
+        if self.ledger is not None:
+            self.ledger.update(remove=[process.pid])
 
 
 __all__ = ["FileOps", "FileStat", "LocalFileOps", "LocalProcessOps", "ProcessOps"]

@@ -46,6 +46,11 @@ class ShellSandbox(Protocol):
     @property
     def active(self) -> bool: ...
 
+    def confines(self) -> bool:
+        """Whether commands will really run confined (checks once that the sandbox can
+        start); what the gate relies on to ask less."""
+        ...
+
     def wrap(self, argv: Sequence[str]) -> list[str]:
         """``argv`` confined; raises a ``ToolError`` when commands may not run unconfined
         and there is no sandbox."""
@@ -68,9 +73,13 @@ def digest(data: bytes) -> str:
 
 @dataclass
 class ToolState:
+    """``pass_env`` names credential variables the user lets commands see anyway (the
+    ``passEnv`` setting); every other credential earshot uses is kept from them."""
+
     read_files: dict[Path, ReadRecord] = field(default_factory=dict)
     todos: list[Todo] = field(default_factory=list)
     shells: dict[str, BackgroundShell] = field(default_factory=dict)
+    pass_env: frozenset[str] = frozenset()
     sandbox: ShellSandbox | None = None
 
     def record_read(self, path: Path, data: bytes, files: FileOps) -> None:

@@ -1,4 +1,5 @@
-"""Wire adapters: one module per vendor API; ``base`` says what an adapter is.
+"""Wire adapters: one module (or subpackage) per vendor API; ``base`` says what an adapter
+is. Adding a wire is its module plus one line in ``_MODULES``.
 
 ``get_wire`` imports an adapter module only when a target first needs it.
 """
@@ -19,6 +20,9 @@ _MODULES: dict[str, str] = {
     "openai-chat": "earshot.providers.wire.openai_chat",
     "openai-responses": "earshot.providers.wire.openai_responses",
     "google-gemini": "earshot.providers.wire.gemini",
+    "amazon-bedrock": "earshot.providers.wire.bedrock",
+    "google-vertex": "earshot.providers.wire.vertex",
+    "azure-openai": "earshot.providers.wire.azure",
 }
 
 
@@ -45,7 +49,7 @@ def assumed_max_output(name: WireName) -> int | None:
     """The output limit a wire sends for a model without catalog facts; None when it sends
     none and the server decides."""
     if name == "anthropic-messages":
-        from earshot.providers.wire._anthropic_request import DEFAULT_MAX_TOKENS
+        from earshot.providers.wire.anthropic._request import DEFAULT_MAX_TOKENS
 
         return DEFAULT_MAX_TOKENS
     return None

@@ -10,7 +10,9 @@ Invariants it holds for every adapter:
 - every ``ToolCallStart`` is followed by a ``ToolCallEnd`` before the terminal event, with
   arguments parsed as JSON (``""`` becomes ``{}``; unparseable text is kept as the raw string
   so the loop can tell the model its arguments were not valid JSON);
-- on abort, tool calls whose arguments were still streaming are dropped from the message.
+- on abort, tool calls whose arguments were still streaming are dropped from the message;
+- a stream that ends without its terminal event is a ``stream_incomplete`` error (``eof``),
+  never a ``Finish``: a cut answer must not pass for a whole one.
 
 Parts are addressed by a key the adapter chooses (a content-block index, an output index, a
 tool-call index). ``text``/``reasoning`` with ``key=None`` extend the last part when it is of
@@ -264,7 +266,8 @@ class Assembler:
             return []
         self._done = True
         partial = self.message(complete_only=True) if self._parts else None
-        event: ErrorEvent = error.to_event(partial)
+        usage = self._usage if self._usage != Usage() else None
+        event: ErrorEvent = error.to_event(partial, usage)
         return [event]
 
     def abort(self) -> list[StreamEvent]:
@@ -280,11 +283,20 @@ class Assembler:
             )
         ]
 
-    def eof(self) -> list[StreamEvent]:
-        """The vendor's stream closed without a terminal event: finish with what arrived."""
+    def eof(self, terminal: str) -> list[StreamEvent]:
+        """The vendor's stream ended cleanly without its terminal event (``terminal`` names
+        it): the answer was cut off, so this is a ``stream_incomplete`` error, never a
+        finish. Its ``partial`` keeps what arrived (complete tool calls only); the driver
+        retries it when nothing was shown yet."""
         if self._done:
             return []
-        return self.finish("tool_calls" if self.has_tool_calls else "stop", "stream_closed_early")
+        return self.fail(
+            ProviderError(
+                "stream_incomplete",
+                f"{self.provider}: the answer was cut off: the stream ended without {terminal}",
+                retryable=True,
+            )
+        )
 
 
 __all__ = ["Assembler", "parse_arguments"]

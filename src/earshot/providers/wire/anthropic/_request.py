@@ -52,7 +52,6 @@ from __future__ import annotations
 import re
 from typing import assert_never
 
-from earshot.providers.errors import ProviderError
 from earshot.providers.models import BudgetOption, ModelInfo, ToggleOption
 from earshot.providers.target import Target
 from earshot.providers.types import (
@@ -104,29 +103,9 @@ _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def build_headers(target: Target) -> dict[str, str]:
-    """Auth per ``target.auth`` (nothing without a key), the API version, then the user's
-    extra headers."""
-    key = target.api_key.reveal() if target.api_key else ""
-    name: str | None
-    match target.auth:
-        case "x-api-key" | "x-goog-api-key" | "api-key":
-            name = target.auth
-        case "bearer":
-            name = "authorization"
-            key = f"Bearer {key}" if key else ""
-        case "none":
-            name = None
-        case "google-adc" | "aws-sigv4":
-            raise ProviderError(
-                "invalid_request",
-                f"{target.ref}: auth {target.auth!r} is not supported on the "
-                "anthropic-messages wire; use x-api-key or bearer",
-                retryable=False,
-            )
-        case _:
-            assert_never(target.auth)
-    headers: dict[str, str] = {name: key} if name is not None and key else {}
-    headers["anthropic-version"] = ANTHROPIC_VERSION
+    """The API version, then the user's extra headers (the credential is added by
+    ``providers.auth_headers``)."""
+    headers = {"anthropic-version": ANTHROPIC_VERSION}
     headers.update(target.headers)
     return headers
 
@@ -164,7 +143,7 @@ def thinking_budget(effort: ReasoningEffort, max_tokens: int, option: BudgetOpti
     return min(max(BUDGETS[effort], lower), upper)
 
 
-def _reasoning_fields(request: ModelRequest, info: ModelInfo | None, max_tokens: int) -> JSONObject:
+def reasoning_fields(request: ModelRequest, info: ModelInfo | None, max_tokens: int) -> JSONObject:
     effort = request.reasoning_effort
     forced = request.tools and (
         request.tool_choice == "required" or isinstance(request.tool_choice, ForcedTool)
@@ -357,7 +336,7 @@ def build_body(request: ModelRequest, target: Target) -> JSONObject:
         choice = _tool_choice(request)
         if choice is not None:
             body["tool_choice"] = choice
-    reasoning = _reasoning_fields(request, info, max_tokens)
+    reasoning = reasoning_fields(request, info, max_tokens)
     body.update(reasoning)
     temperature_ok = info is None or info.temperature
     if request.temperature is not None and "thinking" not in reasoning and temperature_ok:
@@ -377,6 +356,7 @@ __all__ = [
     "convert_messages",
     "map_effort",
     "max_tokens_for",
+    "reasoning_fields",
     "thinking_budget",
     "wire_id",
 ]

@@ -31,7 +31,7 @@ History, in order (consecutive contents of one role are merged, except as noted)
   text naming the tool; a user message that follows the results joins that content.
 
 Tools: ``{name, description, parameters}`` with the schema converted to Gemini's subset
-(``_gemini_schema``); a tool whose schema declares no properties omits ``parameters``
+(``_schema``); a tool whose schema declares no properties omits ``parameters``
 (Gemini rejects an object schema with empty ``properties``). ``toolConfig`` maps
 auto/none/required to AUTO/NONE/ANY, and a forced tool to ANY with
 ``allowedFunctionNames``.
@@ -69,7 +69,7 @@ from earshot.providers.types import (
     ToolResultPart,
     metadata_for,
 )
-from earshot.providers.wire._gemini_schema import has_parameters, to_gemini_schema
+from earshot.providers.wire.gemini._schema import has_parameters, to_gemini_schema
 
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 

@@ -80,37 +80,13 @@ EFFORT_ORDER = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 _AUTH_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
 
 
-class Headers(dict[str, str]):
-    """Request headers whose repr hides credential values, so ``repr(HttpCall)`` (in a log
-    line or a failing assertion) never shows a key."""
-
-    def __repr__(self) -> str:
-        shown = {k: ("***" if k.lower() in _AUTH_HEADERS else v) for k, v in self.items()}
-        return repr(shown)
-
-
 def url(target: Target) -> str:
     return f"{target.base_url.rstrip('/')}/responses"
 
 
-def headers(target: Target) -> Headers:
-    out = Headers()
-    key = target.api_key.reveal() if target.api_key else ""
-    if key:
-        match target.auth:
-            case "bearer":
-                out["authorization"] = f"Bearer {key}"
-            case "x-api-key" | "api-key" | "x-goog-api-key":
-                out[target.auth] = key
-            case "none" | "google-adc" | "aws-sigv4":
-                pass
-            case _:
-                assert_never(target.auth)
-    for name, value in target.headers.items():  # user extras win, whatever their case
-        for existing in [k for k in out if k.lower() == name.lower()]:
-            del out[existing]
-        out[name] = value
-    return out
+def headers(target: Target) -> dict[str, str]:
+    """The user's extra headers (the credential is added by ``providers.auth_headers``)."""
+    return dict(target.headers)
 
 
 # --- the body --------------------------------------------------------------------------------
@@ -335,7 +311,6 @@ def _opt_str(value: JSONValue) -> str | None:
 
 __all__ = [
     "EFFORT_ORDER",
-    "Headers",
     "body",
     "headers",
     "input_items",

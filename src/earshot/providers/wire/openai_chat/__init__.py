@@ -5,7 +5,7 @@ GitHub Models, Ollama, LM Studio, llama.cpp, vLLM).
 ::
 
     build_call   POST {base_url}/chat/completions, Bearer auth (nothing without a key),
-                 body from _openai_chat_request (its docstring lists every choice)
+                 body from _request (its docstring lists every choice)
     parser       data: chunk* -> Assembler -> StreamEvent*;  data: [DONE] -> Finish
     error_from_response   any error body (``providers.error_body``) -> classify_http
 
@@ -26,7 +26,9 @@ Stream contracts, beyond the ones every adapter keeps (``wire.base``, ``wire.ass
   A fragment's ``extra_content`` (Gemini's thought signature) is kept as call metadata.
 - ``finish_reason`` is remembered, not acted on: the ``include_usage`` chunk (``choices:
   []``) comes after it, so ``Finish`` is emitted at ``[DONE]``, or at end of stream when a
-  finish reason was seen (a stream that ends without either is "stream_closed_early").
+  finish reason was seen (a stream that ends without either was cut off: a
+  ``stream_incomplete`` error). A non-streaming ``chat.completion`` body is replayed as one
+  chunk holding the whole message (``whole_payloads``).
   stop -> stop, length/model_length -> length, tool_calls/function_call -> tool_calls,
   content_filter/sensitive -> refusal; unknown reasons -> stop; a tool_calls reason with no
   call in the message -> stop. ``delta.refusal`` text is shown as text and turns a ``stop``
@@ -44,7 +46,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING
 
 from earshot.providers.error_body import missing_key_error, read_error_body, shown
 from earshot.providers.errors import (
@@ -56,8 +58,9 @@ from earshot.providers.errors import (
 )
 from earshot.providers.sse import SSEEvent
 from earshot.providers.target import Target, WireName
-from earshot.providers.types import FinishReason, JSONObject, ModelRequest, StreamEvent
-from earshot.providers.wire._openai_chat_events import (
+from earshot.providers.types import FinishReason, JSONObject, JSONValue, ModelRequest, StreamEvent
+from earshot.providers.wire.base import Framing, HttpCall, ParserBase, encode_json
+from earshot.providers.wire.openai_chat._events import (
     Delta,
     ErrorBody,
     ToolCallFragment,
@@ -66,8 +69,7 @@ from earshot.providers.wire._openai_chat_events import (
     details_text,
     merge_details,
 )
-from earshot.providers.wire._openai_chat_request import build_body
-from earshot.providers.wire.base import HttpCall, ParserBase
+from earshot.providers.wire.openai_chat._request import build_body
 
 if TYPE_CHECKING:
     from earshot.providers.wire.base import StreamParser, Wire
@@ -97,46 +99,18 @@ _DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|h|m|s))+")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
-class _Headers(dict[str, str]):
-    """Request headers whose repr hides credentials (``HttpCall`` shows its headers)."""
-
-    def __repr__(self) -> str:
-        shown = {k: ("***" if k.lower() in _SECRET_HEADERS else v) for k, v in self.items()}
-        return repr(shown)
-
-
-def auth_headers(target: Target) -> dict[str, str]:
-    """The credential header for ``target.auth``; nothing when there is no key."""
-    key = target.api_key.reveal() if target.api_key is not None else ""
-    if not key:
-        return {}
-    match target.auth:
-        case "bearer":
-            return {"Authorization": f"Bearer {key}"}
-        case "x-api-key":
-            return {"x-api-key": key}
-        case "api-key":
-            return {"api-key": key}
-        case "x-goog-api-key":
-            return {"x-goog-api-key": key}
-        case "none" | "google-adc" | "aws-sigv4":
-            return {}
-        case _:
-            assert_never(target.auth)
-
-
 class OpenAIChatWire:
+    framing: Framing = "sse"
+
     @property
     def name(self) -> WireName:
         return "openai-chat"
 
     def build_call(self, request: ModelRequest, target: Target) -> HttpCall:
-        headers = _Headers(auth_headers(target))
-        headers.update(target.headers)
         return HttpCall(
             url=f"{target.base_url.rstrip('/')}/chat/completions",
-            headers=headers,
-            body=build_body(request, target),
+            headers=dict(target.headers),
+            body=encode_json(build_body(request, target)),
         )
 
     def parser(self, request: ModelRequest, target: Target) -> ChatParser:
@@ -202,6 +176,8 @@ class _Call:
 class ChatParser(ParserBase):
     """One call's stream state. See the module docstring for the contracts."""
 
+    terminal = "a chunk with a finish_reason"
+
     def __init__(self, target: Target) -> None:
         super().__init__(target.provider)
         self._provider = target.provider
@@ -244,7 +220,34 @@ class ChatParser(ParserBase):
     def close(self) -> list[StreamEvent]:
         if self._finish_reason is not None:
             return self._finish()
-        return self.asm.eof()
+        return self.asm.eof(self.terminal)
+
+    def whole_payloads(self, body: JSONValue) -> list[JSONValue] | None:
+        """A non-streaming ``chat.completion`` as one chunk whose delta is the whole message
+        (tool calls keyed by position), then ``[DONE]``; an ``error`` body as an error chunk."""
+        if not isinstance(body, dict):
+            return None
+        if "error" in body and "choices" not in body:
+            return [body]
+        choices = body.get("choices")
+        if not isinstance(choices, list):
+            return None
+        chunk_choices: list[JSONValue] = []
+        for choice in choices:
+            if not isinstance(choice, dict):
+                continue
+            message = choice.get("message")
+            chunk_choices.append(
+                {
+                    "index": choice.get("index", 0),
+                    "delta": message if isinstance(message, dict) else {},
+                    "finish_reason": choice.get("finish_reason"),
+                }
+            )
+        chunk: JSONObject = {"choices": chunk_choices}
+        if isinstance(body.get("usage"), dict):
+            chunk["usage"] = body["usage"]
+        return [chunk, "[DONE]"]
 
     # --- deltas ------------------------------------------------------------------------------
 
@@ -386,7 +389,6 @@ __all__ = [
     "WIRE",
     "ChatParser",
     "OpenAIChatWire",
-    "auth_headers",
     "parse_reset",
     "rate_limit_reset",
 ]

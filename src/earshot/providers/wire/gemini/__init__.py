@@ -3,8 +3,8 @@
 ::
 
     build_call           POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse
-                         header x-goog-api-key; body from _gemini_request.build_body
-    parser               _gemini_stream.GeminiParser (typed chunks from _gemini_events)
+                         header x-goog-api-key; body from _request.build_body
+    parser               _stream.GeminiParser (typed chunks from _events)
     error_from_response  {error: {code, message, status, details[]}} (or a one-element
                          list of it, as the non-SSE stream endpoint answers), or any other
                          body ``providers.error_body`` reads -> ProviderError
@@ -30,24 +30,16 @@ from earshot.providers.error_body import missing_key_error, read_error_body, sho
 from earshot.providers.errors import ProviderError, classify_http, parse_duration
 from earshot.providers.target import Target, WireName
 from earshot.providers.types import JSONObject, ModelRequest
-from earshot.providers.wire._gemini_events import ErrorBody, status_of
-from earshot.providers.wire._gemini_request import build_body
-from earshot.providers.wire._gemini_stream import GeminiParser
-from earshot.providers.wire.base import HttpCall
+from earshot.providers.wire.base import Framing, HttpCall, encode_json
+from earshot.providers.wire.gemini._events import ErrorBody, status_of
+from earshot.providers.wire.gemini._request import build_body
+from earshot.providers.wire.gemini._stream import GeminiParser
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _SECRET_HEADERS = frozenset({"x-goog-api-key", "authorization", "x-api-key", "api-key"})
 _RETRY_IN = re.compile(r"retry in (\d+(?:\.\d+)?)\s*s\b", re.IGNORECASE)
 _SPEND_CAP = re.compile(r"spend(?:ing)?[ _-]?(?:cap|limit)", re.IGNORECASE)
 _AUTH_REASONS = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED", "API_KEY_SERVICE_BLOCKED"})
-
-
-class Headers(dict[str, str]):
-    """Request headers whose repr hides credential values."""
-
-    def __repr__(self) -> str:
-        shown = {k: ("***" if k.lower() in _SECRET_HEADERS else v) for k, v in self.items()}
-        return f"Headers({shown!r})"
 
 
 def endpoint(target: Target, model: str) -> str:
@@ -59,30 +51,9 @@ def endpoint(target: Target, model: str) -> str:
     return f"{base}/models/{quote(name, safe='-._~')}:streamGenerateContent"
 
 
-def auth_headers(target: Target) -> Headers:
-    headers = Headers()
-    key = target.api_key.reveal() if target.api_key else ""
-    if key:
-        match target.auth:
-            case "x-goog-api-key":
-                headers["x-goog-api-key"] = key
-            case "bearer":
-                headers["authorization"] = f"Bearer {key}"
-            case "x-api-key":
-                headers["x-api-key"] = key
-            case "api-key":
-                headers["api-key"] = key
-            case "none":
-                pass
-            case "google-adc" | "aws-sigv4":
-                raise ProviderError(
-                    "auth",
-                    f"{target.provider}: the google-gemini wire cannot sign requests with "
-                    f"{target.auth}; use an API key (auth x-goog-api-key)",
-                    retryable=False,
-                )
-    headers.update(target.headers)
-    return headers
+def extra_headers(target: Target) -> dict[str, str]:
+    """The user's extra headers (the credential is added by ``providers.auth_headers``)."""
+    return dict(target.headers)
 
 
 def error_from_body(
@@ -136,6 +107,8 @@ def error_from_body(
 
 
 class GeminiWire:
+    framing: Framing = "sse"
+
     @property
     def name(self) -> WireName:
         return "google-gemini"
@@ -143,8 +116,8 @@ class GeminiWire:
     def build_call(self, request: ModelRequest, target: Target) -> HttpCall:
         return HttpCall(
             url=endpoint(target, request.model or target.model),
-            headers=auth_headers(target),
-            body=build_body(request, target),
+            headers=extra_headers(target),
+            body=encode_json(build_body(request, target)),
             params={"alt": "sse"},
         )
 
@@ -178,8 +151,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "WIRE",
     "GeminiWire",
-    "Headers",
-    "auth_headers",
     "endpoint",
     "error_from_body",
+    "extra_headers",
 ]

@@ -1,6 +1,6 @@
 """Gemini's SSE stream to earshot stream events.
 
-Each ``data:`` payload is a whole GenerateContentResponse (``_gemini_events.Chunk``):
+Each ``data:`` payload is a whole GenerateContentResponse (``_events.Chunk``):
 
 - text parts are deltas of one text run; ``thought: true`` parts are reasoning deltas;
 - a ``thoughtSignature`` is stored (``{"thoughtSignature": sig}``) on the part that carried
@@ -17,7 +17,9 @@ Each ``data:`` payload is a whole GenerateContentResponse (``_gemini_events.Chun
 - ``finishReason`` (and ``promptFeedback.blockReason`` with no candidates) is remembered.
   Gemini has no other terminal event, so the stream finishes when the connection ends
   cleanly after it; a transport failure after it also finishes (the answer was complete).
-  Without one, the base ``eof`` finishes with ``stream_closed_early``;
+  Without one the answer was cut off: the base ``eof`` ends it as ``stream_incomplete``;
+- a non-streaming body (one response object, or the JSON array ``streamGenerateContent``
+  sends without ``alt=sse``) is replayed chunk by chunk (``whole_payloads``);
 - an ``error`` payload ends the stream with the classified ``ErrorEvent``.
 """
 
@@ -40,7 +42,8 @@ from earshot.providers.types import (
     StreamEvent,
     Usage,
 )
-from earshot.providers.wire._gemini_events import (
+from earshot.providers.wire.base import MalformedEvent, ParserBase
+from earshot.providers.wire.gemini._events import (
     Chunk,
     ErrorBody,
     FunctionCall,
@@ -49,7 +52,6 @@ from earshot.providers.wire._gemini_events import (
     UsageMetadata,
     chunk_decoder,
 )
-from earshot.providers.wire.base import MalformedEvent, ParserBase
 
 ErrorMapper = Callable[[ErrorBody], ProviderError]
 
@@ -127,6 +129,8 @@ class _StreamedCall:
 
 
 class GeminiParser(ParserBase):
+    terminal = "a candidate with a finishReason"
+
     def __init__(self, provider: str, errors: ErrorMapper) -> None:
         super().__init__(provider)
         self._errors = errors
@@ -250,10 +254,21 @@ class GeminiParser(ParserBase):
     def close(self) -> list[StreamEvent]:
         if self._finish is None:
             out = self._close_open_call(complete=False)
-            return out + self.asm.eof()
+            return out + self.asm.eof(self.terminal)
         out = self._close_open_call()
         reason, vendor = self._finish
         return out + self.asm.finish(reason, vendor)
+
+    def whole_payloads(self, body: JSONValue) -> list[JSONValue] | None:
+        """A non-streaming answer: one GenerateContentResponse, or the JSON array of them
+        that ``streamGenerateContent`` sends without ``alt=sse``; each is one chunk."""
+        items = body if isinstance(body, list) else [body]
+        if not items or not all(isinstance(item, dict) for item in items):
+            return None
+        known = ("candidates", "promptFeedback", "usageMetadata", "error")
+        if not any(key in item for item in items if isinstance(item, dict) for key in known):
+            return None
+        return list(items)
 
     def fail(self, error: ProviderError) -> list[StreamEvent]:
         if self._finish is not None:

@@ -3,7 +3,7 @@
 ::
 
     build_call   POST {base_url}/v1/messages   x-api-key, anthropic-version: 2023-06-01
-                 body from _anthropic_request (roles, merging, thinking replay, cache
+                 body from _request (roles, merging, thinking replay, cache
                  breakpoints, effort/budget mapping: see that module's docstring)
     parser       SSE events -> Assembler, dispatched on the JSON ``type`` (the ``event:``
                  line is optional; ``ping`` and unknown events are ignored)
@@ -28,8 +28,10 @@ Stream contract (what ``AnthropicParser`` guarantees on top of the ``Assembler``
 - ``message_stop`` is the terminal event: ``Finish`` with the ``message_delta`` stop reason
   mapped (end_turn/stop_sequence/pause_turn -> stop, max_tokens and
   model_context_window_exceeded -> length, tool_use -> tool_calls, refusal -> refusal) and
-  the raw reason as ``vendor_reason``. A stream that ends without it finishes through
-  ``close`` with ``vendor_reason="stream_closed_early"``.
+  the raw reason as ``vendor_reason``. A stream that ends without it is cut off: ``close``
+  ends it with a ``stream_incomplete`` error.
+- A non-streaming ``message`` body (a gateway that ignored ``stream: true``) is replayed as
+  the events it would have streamed (``whole_payloads``).
 - An in-stream ``error`` event is the terminal ``ErrorEvent``: overloaded_error and api_error
   are retryable ``server`` errors, rate_limit_error a retryable ``rate_limit``, the others as
   their HTTP twins would be.
@@ -52,7 +54,7 @@ from earshot.providers.types import (
     StreamEvent,
     Usage,
 )
-from earshot.providers.wire._anthropic_events import (
+from earshot.providers.wire.anthropic._events import (
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -65,8 +67,8 @@ from earshot.providers.wire._anthropic_events import (
     decode_event,
     event_type,
 )
-from earshot.providers.wire._anthropic_request import beta_header, build_body, build_headers
-from earshot.providers.wire.base import HttpCall, ParserBase
+from earshot.providers.wire.anthropic._request import beta_header, build_body, build_headers
+from earshot.providers.wire.base import Framing, HttpCall, ParserBase, encode_json
 
 if TYPE_CHECKING:
     from earshot.providers.wire.base import StreamParser, Wire
@@ -155,6 +157,8 @@ def stream_error(provider: str, error: ErrorBody) -> ProviderError:
 class AnthropicParser(ParserBase):
     """One streamed Messages call. See the module docstring for the contract."""
 
+    terminal = "message_stop"
+
     def __init__(self, provider: str) -> None:
         super().__init__(provider)
         self._kinds: dict[int, str] = {}
@@ -203,6 +207,28 @@ class AnthropicParser(ParserBase):
 
     def close(self) -> list[StreamEvent]:
         return self._flush_usage() + super().close()
+
+    def whole_payloads(self, body: JSONValue) -> list[JSONValue] | None:
+        """A non-streaming Messages response as the events it would have streamed: each
+        content block starts whole and stops, then the stop reason and ``message_stop``."""
+        if not isinstance(body, dict):
+            return None
+        if body.get("type") == "error":
+            return [body]
+        content = body.get("content")
+        if body.get("type") != "message" or not isinstance(content, list):
+            return None
+        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        events: list[JSONValue] = [
+            {"type": "message_start", "message": {"id": body.get("id") or "", "usage": usage}}
+        ]
+        for index, block in enumerate(content):
+            events.append({"type": "content_block_start", "index": index, "content_block": block})
+            events.append({"type": "content_block_stop", "index": index})
+        stop: JSONValue = {"stop_reason": body.get("stop_reason")}
+        events.append({"type": "message_delta", "delta": stop, "usage": usage})
+        events.append({"type": "message_stop"})
+        return events
 
     def abort(self) -> list[StreamEvent]:
         return self._flush_usage() + super().abort()
@@ -305,6 +331,8 @@ class AnthropicParser(ParserBase):
 class AnthropicWire:
     """The ``anthropic-messages`` adapter (stateless; one instance serves every call)."""
 
+    framing: Framing = "sse"
+
     @property
     def name(self) -> WireName:
         return "anthropic-messages"
@@ -319,7 +347,7 @@ class AnthropicWire:
             betas = [b for b in extra.split(",") if b.strip() and b.strip() != beta]
             headers["anthropic-beta"] = ",".join([*betas, beta])
         url = f"{target.base_url.rstrip('/')}/v1/messages"
-        return HttpCall(url=url, headers=headers, body=body)
+        return HttpCall(url=url, headers=headers, body=encode_json(body))
 
     def parser(self, request: ModelRequest, target: Target) -> AnthropicParser:
         return AnthropicParser(target.provider)

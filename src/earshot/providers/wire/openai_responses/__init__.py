@@ -1,7 +1,7 @@
 """The ``openai-responses`` wire: OpenAI's Responses API, used statelessly (``store: false``).
 
-Request building lives in ``_openai_responses_request`` (its docstring lists what we send and
-why); the vendor's events are decoded in ``_openai_responses_events``. This module turns
+Request building lives in ``_request`` (its docstring lists what we send and
+why); the vendor's events are decoded in ``_events``. This module turns
 those events into earshot's stream and maps errors onto the taxonomy.
 
 Stream mapping (every event goes through the ``Assembler``)::
@@ -24,7 +24,8 @@ Stream mapping (every event goes through the ``Assembler``)::
 
 Tool calls and reasoning are taken from ``output_item.done`` (the full item, with
 ``encrypted_content`` and ``call_id``), not from deltas. A stream that ends without a
-terminal event finishes with ``vendor_reason="stream_closed_early"`` (``Assembler.eof``).
+terminal event was cut off: a ``stream_incomplete`` error (``Assembler.eof``). A
+non-streaming ``response`` body is replayed as its items done plus the terminal event.
 
 Usage: ``input_tokens`` includes cached and cache-write tokens; earshot's ``input`` does not,
 so ``input = input_tokens - cached_tokens - cache_write_tokens``. ``output_tokens`` already
@@ -49,9 +50,9 @@ from earshot.providers.types import (
     StreamEvent,
     Usage,
 )
-from earshot.providers.wire import _openai_responses_events as ev
-from earshot.providers.wire import _openai_responses_request as req
-from earshot.providers.wire.base import HttpCall, ParserBase, StreamParser
+from earshot.providers.wire.base import Framing, HttpCall, ParserBase, StreamParser, encode_json
+from earshot.providers.wire.openai_responses import _events as ev
+from earshot.providers.wire.openai_responses import _request as req
 
 # Error codes the vendor uses for answers that retrying cannot fix (a spent balance or cap).
 NEVER_RETRY_CODES = frozenset(
@@ -138,6 +139,8 @@ class ResponsesParser(ParserBase):
     order: text by ``("text", output_index, content_index)``, reasoning by
     ``("reasoning", output_index)``, tool calls by ``output_index``."""
 
+    terminal = "response.completed"
+
     def __init__(self, provider: str, secrets: tuple[str, ...] = ()) -> None:
         super().__init__(provider)
         self._provider = provider
@@ -181,6 +184,26 @@ class ResponsesParser(ParserBase):
                 return self._fail(detail)
             case _:
                 return []  # lifecycle events, .done echoes, annotations, unknown types
+
+    def whole_payloads(self, body: JSONValue) -> list[JSONValue] | None:
+        """A non-streaming ``response`` object as each output item done, then the event its
+        ``status`` names (completed, incomplete, failed); an ``error`` body as an error."""
+        if not isinstance(body, dict):
+            return None
+        error = body.get("error")
+        if "output" not in body and isinstance(error, dict):
+            return [{"type": "error", "error": error}]
+        output = body.get("output")
+        if not isinstance(output, list):
+            return None
+        events: list[JSONValue] = [
+            {"type": "response.output_item.done", "output_index": index, "item": item}
+            for index, item in enumerate(output)
+        ]
+        status = body.get("status")
+        if status in ("completed", "incomplete", "failed"):
+            events.append({"type": f"response.{status}", "response": body})
+        return events
 
     # --- items --------------------------------------------------------------------------------
 
@@ -340,13 +363,17 @@ class ResponsesParser(ParserBase):
 class OpenAIResponsesWire:
     """The Responses API adapter. Stateless: holds no per-call state (see ``parser``)."""
 
+    framing: Framing = "sse"
+
     @property
     def name(self) -> WireName:
         return "openai-responses"
 
     def build_call(self, request: ModelRequest, target: Target) -> HttpCall:
         return HttpCall(
-            url=req.url(target), headers=req.headers(target), body=req.body(request, target)
+            url=req.url(target),
+            headers=req.headers(target),
+            body=encode_json(req.body(request, target)),
         )
 
     def parser(self, request: ModelRequest, target: Target) -> StreamParser:
