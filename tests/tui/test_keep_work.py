@@ -142,7 +142,7 @@ def test_the_way_out_prints_the_session_and_how_to_resume_it(
     with Terminal(["--model", MODEL, "-r", short], cwd=repo, env=env) as term:
         term.wait_ready()
         assert "(resumed)" in term.text()
-        assert "question 1" in term.text()
+        term.wait_for("question 1", "the replayed history")
         assert term.exit() == 0
 
 
