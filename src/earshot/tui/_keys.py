@@ -18,11 +18,39 @@ The status line is yellow in ``auto`` and red in ``yolo``.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.buffer import Buffer
+
     from earshot.core.agent_session import AgentSession
-    from earshot.tui.app import Tui
+    from earshot.tui.render import Feed, Painter
+
+
+class Tui(Protocol):
+    """What the keys need of the UI (``app.Tui``), so this module does not import it."""
+
+    hint: str
+    queued: list[str]
+    buffer: Buffer
+    app: Application[int]
+    feed: Feed | None
+    _session: AgentSession | None
+
+    @property
+    def agent_running(self) -> bool: ...
+
+    def interrupt(self) -> None: ...
+
+    def exit(self) -> None: ...
+
+    def say(self, text: str) -> None: ...
+
+    def print_above(self, text: str) -> None: ...
+
+    def _painter(self) -> Painter: ...
+
 
 DOUBLE_PRESS = 2.0
 CYCLE = ("ask", "accept-edits", "auto", "plan")
