@@ -140,7 +140,9 @@ async def test_two_read_only_children_run_at_the_same_time(
         k: " ".join(p.text for p in v.content if isinstance(p, pt.TextPart))
         for k, v in done.items()
     }
-    assert "together" in texts["t1"] and "second child" in texts["t2"]
+    # Which child's request reaches the provider first is up to the scheduler: the one that
+    # arrived first waited for the other, so it can only say "together" if both were in flight.
+    assert sorted(text.splitlines()[0] for text in texts.values()) == ["second child", "together"]
     assert ended.text == "both done"
 
 

@@ -454,6 +454,7 @@ def real(path: Path) -> str:
 
 class RecordingProcs(LocalProcessOps):
     def __init__(self) -> None:
+        super().__init__()
         self.spawned: list[list[str]] = []
 
     async def spawn(
