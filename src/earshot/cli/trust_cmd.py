@@ -1,5 +1,5 @@
 """``earshot trust [--yes] [--revoke]``: show what this project's checked-in files would
-run (MCP servers now; hooks once they exist) and record the user's yes with a hash of
+run (MCP servers and hooks) and record the user's yes with a hash of
 exactly that, in the user config. A changed definition needs trust again.
 
 Exit status: 0 trusted (or revoked, or nothing to trust); 1 the user said no, or no

@@ -7,7 +7,7 @@
         ("declined_sha256" instead: the user said no to these; the TUI does not ask again)
 
 ``definitions(root)`` is what the project's checked-in files define that runs code (MCP
-servers now; hooks once they exist), as written. The user's yes is recorded with the hash
+servers and hooks, from ``core.extend.trust``), as written. The user's yes is recorded with the hash
 of exactly those definitions: when one changes, is added or is removed, the hash differs
 and the project is untrusted again until ``earshot trust`` is run once more.
 """
