@@ -1,6 +1,7 @@
-"""The AWS chain's steps that need I/O: ``credential_process``, SSO role credentials, the
-container endpoint and instance metadata (IMDSv2). ``aws.resolve`` calls ``fetch`` only when
-its cache holds nothing fresh for the step."""
+"""The AWS chain's steps that need I/O, but no STS: ``credential_process``, SSO role
+credentials, the container endpoint and instance metadata (IMDSv2). ``aws.resolve`` calls
+``fetch`` only when its cache holds nothing fresh for the step; ``_aws_sts`` calls it for a
+role's source credentials."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from datetime import UTC, datetime
 import anyio
 import httpx
 
-from earshot.providers.cloud.aws import (
+from earshot.providers.cloud._aws_profile import (
     AwsSource,
     Profile,
     auth_error,
@@ -37,14 +38,6 @@ async def fetch(
     client: httpx.AsyncClient | None,
 ) -> AwsCredentials:
     match source.kind:
-        case "assume-role" | "web-identity":
-            from earshot.providers.cloud import _aws_sts
-            from earshot.providers.cloud.aws import region_for
-
-            region = region_for(env, profile)
-            if source.kind == "web-identity":
-                return await _aws_sts.web_identity(env, region, client)
-            return await _aws_sts.assume_role(profile, env, region, client)
         case "process":
             return await _process(profile)
         case "sso":

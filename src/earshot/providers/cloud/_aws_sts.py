@@ -17,8 +17,14 @@ from xml.etree import ElementTree
 import anyio
 import httpx
 
-from earshot.providers.cloud import sigv4
-from earshot.providers.cloud.aws import AwsSource, Profile, auth_error, parse_time, profile_of
+from earshot.providers.cloud import _aws_fetch, sigv4
+from earshot.providers.cloud._aws_profile import (
+    AwsSource,
+    Profile,
+    auth_error,
+    parse_time,
+    profile_of,
+)
 from earshot.providers.cloud.sigv4 import AwsCredentials
 from earshot.providers.http import shared_client
 
@@ -114,8 +120,6 @@ async def _source_credentials(
     client: httpx.AsyncClient | None,
     depth: int,
 ) -> AwsCredentials:
-    from earshot.providers.cloud import _aws_fetch
-
     config = profile.config
     named = config.get("credential_source", "")
     if named == "Environment":

@@ -9,8 +9,7 @@ from collections.abc import Mapping
 
 import httpx
 
-from earshot.providers.cloud._jwt import PrivateKeyError, encode_rs256, load_private_key
-from earshot.providers.cloud.google import (
+from earshot.providers.cloud._google_adc import (
     DEFAULT_TOKEN_URI,
     METADATA_PROJECT_PATH,
     METADATA_TOKEN_PATH,
@@ -20,6 +19,7 @@ from earshot.providers.cloud.google import (
     metadata_host,
     read_json_file,
 )
+from earshot.providers.cloud._jwt import PrivateKeyError, encode_rs256, load_private_key
 from earshot.providers.http import shared_client
 from earshot.providers.target import Secret
 
