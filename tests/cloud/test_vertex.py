@@ -14,6 +14,7 @@ from google.genai import types as genai_types
 from google.oauth2 import service_account
 
 from earshot.providers.cloud import google as adc
+from earshot.providers.errors import ProviderError
 from earshot.providers.http import new_client
 from earshot.providers.registry import get_provider, resolve_target
 from earshot.providers.retry import RetryPolicy
@@ -119,11 +120,33 @@ def test_unauthenticated_answer_is_an_auth_error(vertex_env: Path, fake_google: 
 
 
 def test_missing_project_says_how_to_set_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_google: FakeGoogle
+) -> None:
+    key_file = fake_google.service_account_file(tmp_path / "sa.json", project="")
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(key_file))
+    with pytest.raises(ProviderError, match="GOOGLE_CLOUD_PROJECT"):
+        resolve_target(get_provider("google-vertex"), "gemini-2.5-pro", info=None)
+
+
+def test_only_the_metadata_server_names_the_project(
+    monkeypatch: pytest.MonkeyPatch, fake_google: FakeGoogle
+) -> None:
+    monkeypatch.setenv("GCE_METADATA_HOST", fake_google.server.host)
+    monkeypatch.setenv("GOOGLE_VERTEX_BASE_URL", fake_google.base_url)
+    fake_google.replies += [fake_gemini.text_turn("one"), fake_gemini.text_turn("two")]
+    assert texts(run("gemini-2.5-pro")) == "one"
+    assert texts(run("gemini-2.5-pro")) == "two"
+    assert [c.project for c in fake_google.calls] == ["meta-project", "meta-project"]
+    assert fake_google.project_requests == 1, "the metadata server's answer is cached"
+
+
+def test_a_metadata_server_that_names_no_project_says_how_to_set_it(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:9")
-    with pytest.raises(Exception, match="GOOGLE_CLOUD_PROJECT"):
-        resolve_target(get_provider("google-vertex"), "gemini-2.5-pro", info=None)
+    error = error_of(run("gemini-2.5-pro"))
+    assert error.kind == "auth"
+    assert "GOOGLE_CLOUD_PROJECT" in error.message
 
 
 def test_google_genai_streams_from_the_fake(vertex_env: Path, fake_google: FakeGoogle) -> None:

@@ -62,6 +62,7 @@ class FakeGoogle:
     issued: list[str] = field(default_factory=list)
     calls: list[VertexCall] = field(default_factory=list)
     token_requests: int = 0
+    project_requests: int = 0
     lifetime: int = 3599
     project_on_metadata: str = "meta-project"
 
@@ -206,6 +207,7 @@ class FakeGoogle:
                 200, json.dumps(info).encode(), {"content-type": "application/json", **headers}
             )
         if path.endswith("/project/project-id"):
+            self.project_requests += 1
             return Answer(
                 200, self.project_on_metadata.encode(), {"content-type": "text/plain", **headers}
             )

@@ -114,19 +114,27 @@ def _config(cwd: Path) -> tuple[list[JSONValue], JSONObject, list[str]]:
     return files, auth, problems
 
 
-def _providers(stored: list[str]) -> tuple[list[JSONValue], list[str]]:
+def _providers(stored: list[str], cwd: Path) -> tuple[list[JSONValue], list[str]]:
     """Providers with a key, and each cloud the user set up (credentials found, placement
-    resolved: region, project and location, endpoint), with its problems."""
+    resolved: region, project and location, endpoint, from the environment and settings as
+    a run would), with its problems."""
+    from earshot.core.config.settings import Settings, SettingsError, load_settings
     from earshot.providers.cloud.status import cloud_status
-    from earshot.providers.registry import CLOUD_PROVIDERS, PROVIDERS, key_from_env
+    from earshot.providers.registry import PROVIDERS, key_from_env
+
+    try:
+        settings: Settings | None = load_settings(cwd)
+    except SettingsError:
+        settings = None  # reported under the config files
 
     found: list[JSONValue] = []
     problems: list[str] = []
     for spec in PROVIDERS:
         env = key_from_env(spec, os.environ)
         source = f"env {env[0]}" if env is not None else "auth.json" if spec.id in stored else None
-        if spec.id in CLOUD_PROVIDERS:
-            status = cloud_status(spec.id, os.environ, key_source=source)
+        if spec.cloud:
+            own = settings.provider(spec.id) if settings is not None else None
+            status = cloud_status(spec, os.environ, key_source=source, settings=own)
             if status.configured:
                 record: JSONObject = {
                     "id": spec.id,
@@ -222,7 +230,7 @@ def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
     tools, tool_problems = _tools()
     problems += tool_problems
     providers, cloud_problems = _providers(
-        [str(p) for p in stored] if isinstance(stored, list) else []
+        [str(p) for p in stored] if isinstance(stored, list) else [], cwd
     )
     problems += cloud_problems
     sandbox, sandbox_warnings, sandbox_problems = _sandbox(cwd)

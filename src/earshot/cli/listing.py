@@ -18,7 +18,6 @@ from earshot.providers.catalog import ModelCatalog, UnknownModelError
 from earshot.providers.models import ModelInfo
 from earshot.providers.pricing import prices_for
 from earshot.providers.registry import (
-    CLOUD_PROVIDERS,
     PROVIDERS,
     ProviderSpec,
     UnknownProviderError,
@@ -65,15 +64,16 @@ def print_providers(*, as_json: bool, cwd: Path | None = None) -> int:
         spec_wire = wire_for(spec, None, settings.provider(spec.id))
         key_set, source = _key_source(spec, stored)
         placement: JSONObject = {}
-        if spec.id in CLOUD_PROVIDERS:
+        if spec.cloud:
             from earshot.providers.cloud.status import cloud_status
 
             own = source if key_set else None
-            status = cloud_status(spec.id, os.environ, key_source=own, configured_url=base_url)
+            status = cloud_status(
+                spec, os.environ, key_source=own, settings=settings.provider(spec.id)
+            )
             key_set, source = status.usable, status.source
             placement = {k: v for k, v in status.placement.items()}
-            if not base_url or spec.id == "azure":
-                base_url = status.endpoint
+            base_url = status.endpoint
         record: JSONObject = {
             "id": spec.id,
             "name": spec.name,

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import msgspec
 
 from earshot.providers.errors import ProviderError, redact
-from earshot.providers.registry import key_variables
+from earshot.providers.registry import cloud_module, key_variables
 from earshot.providers.target import Target
 from earshot.providers.types import JSONObject, JSONValue
 
@@ -204,7 +204,7 @@ def sent_credential(target: Target) -> bool:
     """Whether the request carried a key: the target's own, or a credential header the
     user set in settings. A cloud target always carried one (a token or a signature from
     its credential chain; without one the call is refused before it is sent)."""
-    if target.auth in ("google-adc", "aws-sigv4") or target.wire == "azure-openai":
+    if cloud_module(target.provider):
         return True
     return bool(target.api_key) or any(h.lower() in _CREDENTIAL_HEADERS for h in target.headers)
 

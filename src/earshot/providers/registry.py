@@ -44,6 +44,9 @@ class ProviderSpec:
     credential_env: tuple[str, ...] = ()
     """Other variables holding this provider's credentials (cloud keys, tokens, key files):
     never read as the API key, but kept out of tool environments like ``env``."""
+    cloud: str = ""
+    """A cloud provider's module (``cloud/base.py``: its ``CLOUD`` resolves where a model
+    lives and describes the credentials); empty for every other provider."""
     note: str = ""
 
     @property
@@ -105,6 +108,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         key_required=False,
         catalog_id="google-vertex",
         credential_env=("GOOGLE_APPLICATION_CREDENTIALS",),
+        cloud="earshot.providers.cloud.google",
         note="Gemini and Claude; application default credentials, GOOGLE_CLOUD_PROJECT",
     ),
     ProviderSpec(
@@ -122,6 +126,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
             "AWS_SESSION_TOKEN",
             "AWS_CONTAINER_AUTHORIZATION_TOKEN",
         ),
+        cloud="earshot.providers.cloud.aws",
         note="ConverseStream; AWS credential chain (SigV4) or a Bedrock API key",
     ),
     ProviderSpec(
@@ -136,6 +141,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         catalog_id="azure",
         open_models=True,
         credential_env=("AZURE_OPENAI_AD_TOKEN",),
+        cloud="earshot.providers.cloud.azure",
         note="deployment name as the model; AZURE_OPENAI_ENDPOINT; api-key or Entra ID",
     ),
     _compat("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
@@ -222,8 +228,8 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
 
 _BY_ID = {spec.id: spec for spec in PROVIDERS}
 
-# Providers whose placement (region, project, endpoint) is resolved by ``cloud.placement``.
-CLOUD_PROVIDERS = frozenset({"amazon-bedrock", "google-vertex", "azure"})
+# Providers whose placement (region, project, endpoint) their cloud module resolves.
+CLOUD_PROVIDERS = frozenset(spec.id for spec in PROVIDERS if spec.cloud)
 
 
 class UnknownProviderError(ProviderError):
@@ -333,6 +339,12 @@ def key_variables(provider: str) -> tuple[str, ...]:
     return spec.env if spec is not None else ()
 
 
+def cloud_module(provider: str) -> str:
+    """The cloud module of a cloud provider (``ProviderSpec.cloud``); empty for the rest."""
+    spec = _BY_ID.get(provider)
+    return spec.cloud if spec is not None else ""
+
+
 def missing_key_error(spec: ProviderSpec) -> ProviderError:
     where = " or ".join(spec.env) if spec.env else "credentials"
     return ProviderError(
@@ -359,24 +371,20 @@ def resolve_target(
     base_url = base_url_for(spec, environ, settings)
     wire = wire_for(spec, info, settings)
     cloud: dict[str, str] = {}
-    if spec.id in CLOUD_PROVIDERS:
-        from earshot.providers.cloud.placement import place
+    if spec.cloud:
+        from earshot.providers.cloud.base import PlaceQuery, load_cloud
 
-        api: str | None = None
-        if spec.id == "azure":
-            # A wire setting picks the API a deployment speaks; the wire stays Azure's.
-            shape = _SHAPES.get(info.shape or "") if info is not None else None
-            api = wire_setting or (wire if wire != spec.wire else None) or shape
-            wire = spec.wire
-        default_url, cloud = place(
-            spec.id,
-            info.id if info is not None else model,  # an Azure deployment's catalog model
-            environ,
-            configured_url=base_url,
-            api_version=settings.api_version if settings is not None else None,
-            wire=api,
+        shape = _SHAPES.get(info.shape or "") if info is not None else None
+        placed = load_cloud(spec.cloud).place(
+            PlaceQuery(
+                model=info.id if info is not None else model,
+                env=environ,
+                base_url=base_url,
+                api_version=settings.api_version if settings is not None else None,
+                wire=wire_setting or (wire if wire != spec.wire else None) or shape,
+            )
         )
-        base_url = default_url if spec.id == "azure" or not base_url else base_url
+        base_url, cloud, wire = placed.base_url, placed.cloud, placed.wire or wire
     if not base_url:
         raise ProviderError(
             "invalid_request",

@@ -1,7 +1,8 @@
 """``stream()``: one model call, streamed, with retries and abort. The only place that sends
 a model request over HTTP.
 
-Order of work for each attempt::
+Order of work (a cloud target first completes its placement where that needs a call,
+``Cloud.complete``: Vertex's project from the metadata server), then for each attempt::
 
     build the call (adapter: URL, headers, the exact body bytes) -> add the credential
     (auth_headers: a key, a token, or a SigV4 signature over the final request) -> POST
@@ -108,6 +109,19 @@ async def _credential(req: httpx.Request, target: Target) -> dict[str, str]:
     return await auth_headers(
         target, method=req.method, url=str(req.url), headers=signed, body=req.content
     )
+
+
+async def _placed(target: Target, client: httpx.AsyncClient | None) -> Target:
+    """A cloud target with what only a call can find out filled in (``Cloud.complete``:
+    Vertex's project from the metadata server); any other target as it is."""
+    from earshot.providers.registry import cloud_module
+
+    module = cloud_module(target.provider)
+    if not module:
+        return target
+    from earshot.providers.cloud.base import load_cloud
+
+    return await load_cloud(module).complete(target, client)
 
 
 # Headers a client stack may add or rewrite after signing: never part of a signature.
@@ -397,6 +411,8 @@ async def stream(
         except TimeoutSettingError:
             timeouts = Timeouts()
     try:
+        if target.cloud:
+            target = await _placed(target, client)
         wire = get_wire(target.wire)
         call = wire.build_call(request, target)
     except ProviderError as exc:

@@ -41,11 +41,15 @@ from earshot.providers.cloud._aws_profile import (
     profile_of,
     region_for,
 )
+from earshot.providers.cloud.base import CloudStatus, Placement, PlaceQuery, StatusQuery
 from earshot.providers.cloud.sigv4 import AwsCredentials
 from earshot.providers.target import Secret
 
 if TYPE_CHECKING:
     import httpx
+
+    from earshot.providers.cloud.base import Cloud
+    from earshot.providers.target import Target
 
 _REFRESH_MARGIN = timedelta(minutes=5)
 
@@ -134,7 +138,44 @@ async def _fetch(
     return await _aws_fetch.fetch(source, profile, env, client)
 
 
+def runtime_url(region: str) -> str:
+    return f"https://bedrock-runtime.{region}.amazonaws.com"
+
+
+class Bedrock:
+    """Amazon Bedrock as a ``Cloud``: the region decides the endpoint; the credentials are
+    the chain above (instance metadata is only a maybe until a call on AWS answers)."""
+
+    def place(self, query: PlaceQuery) -> Placement:
+        region = region_for(query.env)
+        return Placement(query.base_url or runtime_url(region), {"region": region})
+
+    async def complete(self, target: Target, client: httpx.AsyncClient | None) -> Target:
+        return target
+
+    def status(self, query: StatusQuery) -> CloudStatus:
+        region = region_for(query.env)
+        placement = {"region": region}
+        endpoint = query.base_url or runtime_url(region)
+        if query.key_source:
+            source = f"{query.key_source} (Bedrock API key)"
+            return CloudStatus(True, source, placement, endpoint=endpoint)
+        found = locate(query.env)
+        if found is None:
+            return CloudStatus(False, "missing", placement, endpoint=endpoint)
+        if found.kind == "imds":
+            source = "instance metadata, if on AWS"
+            return CloudStatus(False, source, placement, endpoint=endpoint)
+        return CloudStatus(True, found.describe, placement, endpoint=endpoint)
+
+
+CLOUD = Bedrock()
+
+if TYPE_CHECKING:
+    _cloud: Cloud = CLOUD
+
 __all__ = [
+    "CLOUD",
     "DEFAULT_REGION",
     "AwsAuth",
     "AwsSource",

@@ -18,14 +18,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from earshot.providers.cloud.base import CloudStatus, Placement, PlaceQuery, StatusQuery
 from earshot.providers.errors import ProviderError
 from earshot.providers.target import Secret
+
+if TYPE_CHECKING:
+    import httpx
+
+    from earshot.providers.cloud.base import Cloud
+    from earshot.providers.target import Target
 
 DEFAULT_API_VERSION = "2024-10-21"
 RESOURCE = "https://cognitiveservices.azure.com"
@@ -125,7 +134,73 @@ def _expiry(data: dict[str, object]) -> float:
     return time.time() + 600.0
 
 
+_RESPONSES_MODELS = re.compile(r"^(gpt-5|o\d|codex)", re.IGNORECASE)
+
+
+def azure_api(model: str, wire: str | None) -> str:
+    """``responses`` or ``chat``: a wire setting (``openai-chat``/``openai-responses``)
+    decides; else the Responses API for the GPT-5, o-series and codex models, chat
+    completions for the rest."""
+    if wire == "openai-chat":
+        return "chat"
+    if wire == "openai-responses":
+        return "responses"
+    return "responses" if _RESPONSES_MODELS.match(model) and "-chat" not in model else "chat"
+
+
+def api_version_for(env: Mapping[str, str], configured: str | None) -> str:
+    return env.get("OPENAI_API_VERSION", "").strip() or configured or DEFAULT_API_VERSION
+
+
+class Azure:
+    """Azure OpenAI as a ``Cloud``: the endpoint is the user's resource (environment or
+    settings); the wire stays Azure's, with the API (``Target.cloud["api"]``) chosen per
+    deployment by ``azure_api``."""
+
+    def place(self, query: PlaceQuery) -> Placement:
+        cloud = {
+            "api": azure_api(query.model, query.wire),
+            "api_version": api_version_for(query.env, query.api_version),
+        }
+        return Placement(endpoint_from(query.base_url), cloud, wire="azure-openai")
+
+    async def complete(self, target: Target, client: httpx.AsyncClient | None) -> Target:
+        return target
+
+    def status(self, query: StatusQuery) -> CloudStatus:
+        endpoint = endpoint_from(query.base_url)
+        version = api_version_for(query.env, query.api_version)
+        placement = {"endpoint": endpoint or "(unset)", "api_version": version}
+        if query.key_source:
+            source = query.key_source
+        elif query.env.get("AZURE_OPENAI_AD_TOKEN", "").strip():
+            source = "env AZURE_OPENAI_AD_TOKEN (Entra ID)"
+        else:
+            found = locate(query.env, None)
+            source = found.describe if found is not None else "missing"
+        has_credential = source != "missing"
+        if not endpoint:
+            # A logged-in Azure CLI alone is not a sign the user meant to use Azure OpenAI.
+            asked = has_credential and source != "Azure CLI login (Entra ID)"
+            problem = (
+                "azure: no endpoint: set AZURE_OPENAI_ENDPOINT or providers.azure.base_url"
+                if asked
+                else ""
+            )
+            return CloudStatus(False, source, placement, problem)
+        if not has_credential:
+            problem = "azure: no credential: set AZURE_OPENAI_API_KEY, or log in with `az login`"
+            return CloudStatus(False, source, placement, problem, endpoint)
+        return CloudStatus(True, source, placement, endpoint=endpoint)
+
+
+CLOUD = Azure()
+
+if TYPE_CHECKING:
+    _cloud: Cloud = CLOUD
+
 __all__ = [
+    "CLOUD",
     "DEFAULT_API_VERSION",
     "RESOURCE",
     "AzureSource",

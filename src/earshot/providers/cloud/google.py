@@ -25,7 +25,7 @@ import os
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from earshot.providers.cloud._google_adc import (
@@ -38,10 +38,14 @@ from earshot.providers.cloud._google_adc import (
     project_from_env,
     project_from_file,
 )
+from earshot.providers.cloud.base import CloudStatus, Placement, PlaceQuery, StatusQuery
 from earshot.providers.target import Secret
 
 if TYPE_CHECKING:
     import httpx
+
+    from earshot.providers.cloud.base import Cloud
+    from earshot.providers.target import Target
 
 _REFRESH_MARGIN = 300.0
 
@@ -58,12 +62,16 @@ def default_location(model: str) -> str:
     return "us-central1"
 
 
-def location_for(env: Mapping[str, str], model: str) -> str:
+def location_from_env(env: Mapping[str, str]) -> str:
     for var in ("GOOGLE_CLOUD_LOCATION", "CLOUD_ML_REGION"):
         value = env.get(var, "").strip()
         if value:
             return value
-    return default_location(model)
+    return ""
+
+
+def location_for(env: Mapping[str, str], model: str) -> str:
+    return location_from_env(env) or default_location(model)
 
 
 def endpoint_for(location: str) -> str:
@@ -79,10 +87,12 @@ class _Cached:
 
 
 _tokens: dict[str, _Cached] = {}
+_projects: dict[str, str] = {}  # metadata host -> the project it named
 
 
 def clear_cache() -> None:
     _tokens.clear()
+    _projects.clear()
 
 
 async def access_token(
@@ -105,7 +115,8 @@ async def access_token(
 async def project_for(
     env: Mapping[str, str] | None = None, *, client: httpx.AsyncClient | None = None
 ) -> str:
-    """The project id (see the module docstring); ``auth`` error when nothing names one."""
+    """The project id (see the module docstring); ``auth`` error when nothing names one.
+    The metadata server's answer is cached for the process."""
     environ = os.environ if env is None else env
     found = project_from_env(environ)
     if found:
@@ -114,16 +125,71 @@ async def project_for(
     found = project_from_file(source)
     if found:
         return found
-    if source.kind == "metadata":
+    if source.kind != "metadata":
+        raise auth_error(f"no project: set GOOGLE_CLOUD_PROJECT ({source.describe} names none)")
+    host = metadata_host(environ)
+    found = _projects.get(host, "")
+    if not found:
         from earshot.providers.cloud import _google_fetch
 
         found = await _google_fetch.metadata_project(environ, client)
     if not found:
-        raise auth_error("no project: set GOOGLE_CLOUD_PROJECT")
+        raise auth_error(
+            f"no project: set GOOGLE_CLOUD_PROJECT (the metadata server {host} named none)"
+        )
+    _projects[host] = found
     return found
 
 
+class Vertex:
+    """Vertex AI as a ``Cloud``: project and location decide the endpoint and the URL. With
+    only the metadata server to go by, the project is its answer, asked for by
+    ``complete`` before the first call (``place`` does no network I/O)."""
+
+    def place(self, query: PlaceQuery) -> Placement:
+        location = location_for(query.env, query.model)
+        source = locate(query.env)
+        project = project_from_env(query.env) or project_from_file(source)
+        if not project and source.kind != "metadata":
+            raise auth_error(
+                "no project: set GOOGLE_CLOUD_PROJECT (or use credentials that name one)"
+            )
+        cloud = {"project": project, "location": location}
+        return Placement(query.base_url or endpoint_for(location), cloud)
+
+    async def complete(self, target: Target, client: httpx.AsyncClient | None) -> Target:
+        if target.cloud.get("project"):
+            return target
+        project = await project_for(client=client)
+        return replace(target, cloud={**target.cloud, "project": project})
+
+    def status(self, query: StatusQuery) -> CloudStatus:
+        found = locate(query.env)
+        project = project_from_env(query.env) or project_from_file(found)
+        location = location_from_env(query.env)
+        if location:
+            endpoint = query.base_url or endpoint_for(location)
+        else:
+            location = "global or us-central1, by model"
+            endpoint = query.base_url or "https://aiplatform.googleapis.com (per model)"
+        if found.kind == "metadata":
+            placement = {"project": project or "(the metadata server's)", "location": location}
+            source = "metadata server, if on Google Cloud"
+            return CloudStatus(False, source, placement, endpoint=endpoint)
+        placement = {"project": project or "(unset)", "location": location}
+        if not project:
+            problem = "google-vertex: no project: set GOOGLE_CLOUD_PROJECT"
+            return CloudStatus(False, found.describe, placement, problem, endpoint)
+        return CloudStatus(True, found.describe, placement, endpoint=endpoint)
+
+
+CLOUD = Vertex()
+
+if TYPE_CHECKING:
+    _cloud: Cloud = CLOUD
+
 __all__ = [
+    "CLOUD",
     "DEFAULT_TOKEN_URI",
     "SCOPE",
     "GoogleSource",

@@ -7,7 +7,7 @@ Responses API.
                     ?api-version={api_version}
     responses  POST {endpoint}/openai/v1/responses          (``model`` = the deployment)
 
-Which API a deployment speaks is ``Target.cloud["api"]`` (``cloud.placement``: settings
+Which API a deployment speaks is ``Target.cloud["api"]`` (``cloud/azure.py``: settings
 ``models.azure.<deployment>.wire``, else the Responses API for GPT-5 and o-series models).
 Bodies, parsers and error mapping are the openai-chat and openai-responses wires', unchanged;
 the credential (``api-key`` or an Entra ID bearer token) comes from

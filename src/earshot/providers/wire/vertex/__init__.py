@@ -13,8 +13,8 @@
 
 A model id starting ``claude-`` is Claude; a catalog id's ``@default`` suffix (the newest
 version) is dropped from the URL. ``project`` and ``location`` come from ``Target.cloud``
-(``cloud.placement``); the bearer token from ``providers.auth_headers`` (application
-default credentials). Reasoning metadata is kept under the provider id, so a session moved
+(``cloud/google.py``); the bearer token from ``providers.auth_headers`` (application default
+credentials). Reasoning metadata is kept under the provider id, so a session moved
 between Vertex and Anthropic's or Google's own API does not replay the other's signatures.
 """
 
