@@ -151,3 +151,29 @@ def test_doctor_checks_each_cloud_the_user_set_up(repo: Path) -> None:
     assert "google-vertex" not in by_id, "a cloud nobody set up is not checked"
     assert "doctor/secret/value" not in done.stdout + done.stderr
     assert "azure-doctor-key" not in done.stdout + done.stderr
+
+
+def test_doctor_reads_the_azure_endpoint_from_settings_as_a_run_does(
+    repo: Path, hermetic_env: Path
+) -> None:
+    settings = hermetic_env / ".config" / "earshot" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    azure = {"base_url": "contoso-ai", "api_version": "2025-04-01-preview"}
+    settings.write_text(json.dumps({"providers": {"azure": azure}}))
+    env = {**os.environ, "AZURE_OPENAI_API_KEY": "azure-doctor-key-0123456789"}
+    done = subprocess.run(
+        [sys.executable, "-m", "earshot", "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    by_id = {r["id"]: r for r in json.loads(done.stdout)["providers"]}
+    assert by_id["azure"]["usable"] is True, done.stdout
+    assert by_id["azure"]["placement"] == {
+        "endpoint": "https://contoso-ai.openai.azure.com",
+        "api_version": "2025-04-01-preview",
+    }
+    assert "problem" not in by_id["azure"]
