@@ -20,6 +20,8 @@ from earshot.providers.errors import ProviderError
 from tests.fake_cloud.aws import (
     ROLE_ARN,
     SSO_ACCESS_TOKEN,
+    SSO_CLIENT,
+    SSO_REFRESH_TOKEN,
     WEB_IDENTITY_TOKEN,
     FakeAws,
     expiry,
@@ -118,7 +120,9 @@ def test_failing_credential_process_is_an_auth_error(hermetic_env: Path) -> None
     assert caught.value.kind == "auth"
 
 
-def _sso_profile(home: Path, fake: FakeAws, *, expired: bool = False) -> None:
+def _sso_profile(
+    home: Path, fake: FakeAws, *, expired: bool = False, refreshable: bool = False
+) -> Path:
     _write(
         home / ".aws/config",
         "[profile dev]\nsso_session = corp\nsso_account_id = 111122223333\n"
@@ -126,17 +130,29 @@ def _sso_profile(home: Path, fake: FakeAws, *, expired: bool = False) -> None:
         "[sso-session corp]\nsso_region = us-east-1\nsso_start_url = https://corp.awsapps.com/start\n",
     )
     cache = home / ".aws/sso/cache" / (hashlib.sha1(b"corp").hexdigest() + ".json")
-    _write(
-        cache,
-        json.dumps(
-            {
-                "accessToken": SSO_ACCESS_TOKEN,
-                "expiresAt": "2001-01-01T00:00:00Z" if expired else expiry(),
-                "region": "us-east-1",
-                "startUrl": "https://corp.awsapps.com/start",
-            }
-        ),
-    )
+    token: dict[str, str] = {
+        "accessToken": SSO_ACCESS_TOKEN,
+        "expiresAt": "2001-01-01T00:00:00Z" if expired else expiry(),
+        "region": "us-east-1",
+        "startUrl": "https://corp.awsapps.com/start",
+    }
+    if refreshable:
+        token |= {
+            "clientId": SSO_CLIENT[0],
+            "clientSecret": SSO_CLIENT[1],
+            "registrationExpiresAt": expiry(60 * 24 * 30),
+            "refreshToken": SSO_REFRESH_TOKEN,
+        }
+    _write(cache, json.dumps(token))
+    cache.chmod(0o600)
+    return cache
+
+
+def _boto_sso_cache(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    # botocore fixes its SSO cache directory from HOME at import time: point it at ours.
+    cache_dir = str(home / ".aws/sso/cache")
+    monkeypatch.setattr(botocore.credentials.SSOProvider, "_SSO_TOKEN_CACHE_DIR", cache_dir)
+    monkeypatch.setattr(botocore.tokens.SSOTokenProvider, "_SSO_TOKEN_CACHE_DIR", cache_dir)
 
 
 def test_sso_profile_exchanges_the_cached_token(
@@ -145,10 +161,7 @@ def test_sso_profile_exchanges_the_cached_token(
     _sso_profile(hermetic_env, fake_aws)
     monkeypatch.setenv("AWS_PROFILE", "dev")
     monkeypatch.setenv("AWS_ENDPOINT_URL_SSO", fake_aws.base_url)
-    # botocore fixes its SSO cache directory from HOME at import time: point it at ours.
-    cache_dir = str(hermetic_env / ".aws/sso/cache")
-    monkeypatch.setattr(botocore.credentials.SSOProvider, "_SSO_TOKEN_CACHE_DIR", cache_dir)
-    monkeypatch.setattr(botocore.tokens.SSOTokenProvider, "_SSO_TOKEN_CACHE_DIR", cache_dir)
+    _boto_sso_cache(monkeypatch, hermetic_env)
     auth = _resolve()
     issued = fake_aws.issued
     assert _keys(auth) == (issued.access_key_id, issued.secret_access_key, issued.session_token)
@@ -165,6 +178,57 @@ def test_expired_sso_session_says_to_log_in(
     monkeypatch.setenv("AWS_PROFILE", "dev")
     with pytest.raises(ProviderError, match="aws sso login"):
         _resolve()
+
+
+def test_expired_sso_session_is_refreshed_and_written_back(
+    hermetic_env: Path, monkeypatch: pytest.MonkeyPatch, fake_aws: FakeAws
+) -> None:
+    cache = _sso_profile(hermetic_env, fake_aws, expired=True, refreshable=True)
+    monkeypatch.setenv("AWS_PROFILE", "dev")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SSO", fake_aws.base_url)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SSO_OIDC", fake_aws.base_url)
+    auth = _resolve()
+    assert _keys(auth)[0] == fake_aws.issued.access_key_id
+    assert fake_aws.sso_refreshes == [
+        {
+            "grantType": "refresh_token",
+            "clientId": SSO_CLIENT[0],
+            "clientSecret": SSO_CLIENT[1],
+            "refreshToken": SSO_REFRESH_TOKEN,
+        }
+    ]
+    saved = json.loads(cache.read_text())
+    assert saved["accessToken"] == fake_aws.sso_tokens[-1] != SSO_ACCESS_TOKEN
+    assert saved["refreshToken"] == fake_aws.sso_refresh_token != SSO_REFRESH_TOKEN
+    assert saved["expiresAt"] > expiry(60)  # 8 hours from now
+    assert saved["startUrl"] == "https://corp.awsapps.com/start"
+    assert cache.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in cache.parent.iterdir()] == [cache.name]
+
+
+def test_botocore_refreshes_an_sso_session_at_the_same_fake(
+    hermetic_env: Path, monkeypatch: pytest.MonkeyPatch, fake_aws: FakeAws
+) -> None:
+    cache = _sso_profile(hermetic_env, fake_aws, expired=True, refreshable=True)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SSO", fake_aws.base_url)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SSO_OIDC", fake_aws.base_url)
+    _boto_sso_cache(monkeypatch, hermetic_env)
+    assert _boto_keys("dev")[0] == fake_aws.issued.access_key_id
+    assert len(fake_aws.sso_refreshes) == 1
+    assert json.loads(cache.read_text())["accessToken"] == fake_aws.sso_tokens[-1]
+
+
+def test_a_refused_sso_refresh_says_to_log_in(
+    hermetic_env: Path, monkeypatch: pytest.MonkeyPatch, fake_aws: FakeAws
+) -> None:
+    _sso_profile(hermetic_env, fake_aws, expired=True, refreshable=True)
+    fake_aws.sso_refresh_token = "revoked-elsewhere"
+    monkeypatch.setenv("AWS_PROFILE", "dev")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SSO_OIDC", fake_aws.base_url)
+    with pytest.raises(ProviderError, match="aws sso login") as caught:
+        _resolve()
+    assert "invalid_grant" in caught.value.message
+    assert SSO_CLIENT[1] not in caught.value.message
 
 
 def test_container_endpoint_with_authorization_token(

@@ -1,5 +1,6 @@
 """A fake of the AWS endpoints Bedrock users meet: instance metadata (IMDSv2), the container
-credentials endpoint, the SSO portal's role credentials, and Bedrock Runtime's ConverseStream.
+credentials endpoint, the SSO portal's role credentials, SSO OIDC's ``CreateToken`` (the
+refresh-token grant: unsigned JSON ``POST /token``), and Bedrock Runtime's ConverseStream.
 
 Bedrock requests are authenticated as the service does: a bearer token must be the Bedrock
 API key, or the SigV4 signature is recomputed (with botocore's signer, an implementation
@@ -26,6 +27,8 @@ from tests.fake_provider._request import RecordedRequest
 BEARER = "bedrock-api-key-fake"
 IMDS_TOKEN = "imds-session-token"
 SSO_ACCESS_TOKEN = "sso-access-token"
+SSO_CLIENT = ("fake-sso-client-id", "fake-sso-client-secret")
+SSO_REFRESH_TOKEN = "sso-refresh-token-1"
 ROLE = "fake-role"
 ROLE_ARN = "arn:aws:iam::111122223333:role/earshot-test"
 WEB_IDENTITY_TOKEN = "eyJ.fake.web-identity"
@@ -97,6 +100,10 @@ class FakeAws:
     container_token: str | None = None
     seen_regions: list[str] = field(default_factory=list)
     assumed: list[dict[str, str]] = field(default_factory=list)
+    sso_tokens: list[str] = field(default_factory=lambda: [SSO_ACCESS_TOKEN])
+    """The SSO access tokens the portal accepts (``CreateToken`` adds the ones it issues)."""
+    sso_refresh_token: str = SSO_REFRESH_TOKEN
+    sso_refreshes: list[dict[str, object]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.server = RoutedServer(self.handle)
@@ -136,8 +143,10 @@ class FakeAws:
             ):
                 return Answer.json(403, {"message": "bad container token"})
             return Answer.json(200, self._upper_keys())
+        if path == "/token" and request.method == "POST":
+            return self._create_token(request)
         if path == "/federation/credentials":
-            if request.headers.get("x-amz-sso_bearer_token") != SSO_ACCESS_TOKEN:
+            if request.headers.get("x-amz-sso_bearer_token") not in self.sso_tokens:
                 return Answer.json(401, {"message": "Session token not found or invalid"})
             expires_ms = int((datetime.now(UTC) + timedelta(hours=1)).timestamp() * 1000)
             return Answer.json(
@@ -194,6 +203,33 @@ class FakeAws:
             f"</Credentials></{action}Result></{action}Response>"
         )
         return Answer(200, xml.encode(), {"content-type": "text/xml"})
+
+    def _create_token(self, request: RecordedRequest) -> Answer:
+        """SSO OIDC ``CreateToken``: the refresh-token grant of a registered client rotates
+        the refresh token; errors are OAuth-shaped (``error``, ``error_description``)."""
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            return Answer.json(400, {"error": "invalid_request"})
+        self.sso_refreshes.append(body)
+        if (body.get("clientId"), body.get("clientSecret")) != SSO_CLIENT:
+            return Answer.json(401, {"error": "invalid_client"})
+        if body.get("grantType") != "refresh_token":
+            return Answer.json(400, {"error": "unsupported_grant_type"})
+        if body.get("refreshToken") != self.sso_refresh_token:
+            return Answer.json(
+                400, {"error": "invalid_grant", "error_description": "Invalid refresh token"}
+            )
+        n = len(self.sso_tokens) + 1
+        self.sso_tokens.append(f"sso-access-token-{n}")
+        self.sso_refresh_token = f"sso-refresh-token-{n}"
+        answer = {
+            "accessToken": self.sso_tokens[-1],
+            "tokenType": "Bearer",
+            "expiresIn": 28800,
+            "refreshToken": self.sso_refresh_token,
+        }
+        return Answer.json(200, answer)
 
     def check_auth(self, request: RecordedRequest, service: str = "bedrock") -> Answer | None:
         auth = request.headers.get("authorization", "")

@@ -8,11 +8,14 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import anyio
 import httpx
 
+from earshot._base.json import JSONObject
+from earshot._base.jsonfile import write_json_atomic
 from earshot.providers.cloud._aws_profile import (
     AwsSource,
     Profile,
@@ -29,6 +32,7 @@ _METADATA_TIMEOUT = httpx.Timeout(2.0, read=5.0)
 _CONTAINER_HOST = "http://169.254.170.2"
 _IMDS = "http://169.254.169.254"
 _UPPER = ("AccessKeyId", "SecretAccessKey", "Token", "Expiration")
+_SSO_REFRESH_WINDOW = timedelta(minutes=15)
 
 
 async def fetch(
@@ -74,14 +78,7 @@ async def _sso(
     profile: Profile, env: Mapping[str, str], client: httpx.AsyncClient | None
 ) -> AwsCredentials:
     config = profile.config
-    path = sso_cache_file(env, config)
-    token = load_json(path, "the SSO token cache")
-    expires = parse_time(token.get("expiresAt"))
-    access = token.get("accessToken")
-    if not isinstance(access, str) or expires is None or expires <= datetime.now(UTC):
-        raise auth_error(
-            f"the SSO session of profile {profile.name} has expired: run `aws sso login`"
-        )
+    access = await _sso_token(profile, env, client)
     region = profile.sso_session.get("sso_region") or config.get("sso_region", "")
     base = env.get("AWS_ENDPOINT_URL_SSO", "").strip().rstrip("/")
     base = base or f"https://portal.sso.{region}.amazonaws.com"
@@ -107,6 +104,89 @@ async def _sso(
         f"SSO (profile {profile.name})",
         keys=("accessKeyId", "secretAccessKey", "sessionToken", "expiration"),
     )
+
+
+async def _sso_token(
+    profile: Profile, env: Mapping[str, str], client: httpx.AsyncClient | None
+) -> str:
+    """The SSO access token from the cache ``aws sso login`` writes. One that expires
+    within ``_SSO_REFRESH_WINDOW`` is refreshed first when the cache holds a client
+    registration and a refresh token (an ``sso-session`` login), and the new token is
+    written back to the cache file (atomically, keeping its other fields and its mode), as
+    the AWS tools do; a refresh that is refused leaves a still-valid token in use."""
+    path = sso_cache_file(env, profile.config)
+    token = load_json(path, "the SSO token cache")
+    now = datetime.now(UTC)
+    expires = parse_time(token.get("expiresAt"))
+    access = token.get("accessToken")
+    valid = isinstance(access, str) and expires is not None and expires > now
+    refused = ""
+    if not valid or (expires is not None and expires - now < _SSO_REFRESH_WINDOW):
+        refreshed, refused = await _refresh_sso(profile, env, token, now, client)
+        if refreshed is not None:
+            _save_sso(path, refreshed)
+            return str(refreshed["accessToken"])
+    if valid and isinstance(access, str):
+        return access
+    why = f" ({refused})" if refused else ""
+    raise auth_error(
+        f"the SSO session of profile {profile.name} has expired{why}: run `aws sso login`"
+    )
+
+
+async def _refresh_sso(
+    profile: Profile,
+    env: Mapping[str, str],
+    token: JSONObject,
+    now: datetime,
+    client: httpx.AsyncClient | None,
+) -> tuple[JSONObject | None, str]:
+    """SSO OIDC ``CreateToken`` with the refresh-token grant (unsigned JSON ``POST /token``):
+    the updated cache entry, or ``None`` and why not."""
+    fields = {k: token.get(k) for k in ("clientId", "clientSecret", "refreshToken")}
+    if not all(isinstance(v, str) and v for v in fields.values()):
+        return None, ""  # a legacy login: nothing to refresh with
+    try:
+        registered_until = parse_time(token.get("registrationExpiresAt"))
+    except ValueError:
+        registered_until = None
+    if registered_until is not None and registered_until <= now:
+        return None, "its client registration expired"
+    region = profile.sso_session.get("sso_region") or str(token.get("region") or "")
+    base = env.get("AWS_ENDPOINT_URL_SSO_OIDC", "").strip().rstrip("/")
+    url = (base or f"https://oidc.{region}.amazonaws.com") + "/token"
+    http = client or shared_client(tls=url.startswith("https"))
+    body = {"grantType": "refresh_token", **{k: str(v) for k, v in fields.items()}}
+    try:
+        response = await http.post(url, json=body, timeout=_METADATA_TIMEOUT)
+    except httpx.HTTPError as exc:
+        return None, f"the refresh failed ({type(exc).__name__})"
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = {}
+    if not isinstance(answer, dict):
+        answer = {}
+    if response.status_code != 200:
+        reason = answer.get("error") or f"HTTP {response.status_code}"
+        return None, f"the refresh was refused: {str(reason)[:80]}"
+    access, lifetime = answer.get("accessToken"), answer.get("expiresIn")
+    if not isinstance(access, str) or not access or not isinstance(lifetime, int):
+        return None, "the refresh answered without a token"
+    expires = (now + timedelta(seconds=lifetime)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    updated: JSONObject = {**token, "accessToken": access, "expiresAt": expires}
+    rotated = answer.get("refreshToken")
+    if isinstance(rotated, str) and rotated:
+        updated["refreshToken"] = rotated
+    return updated, ""
+
+
+def _save_sso(path: Path, token: JSONObject) -> None:
+    try:
+        mode = path.stat().st_mode & 0o777
+        write_json_atomic(path, token, mode=mode)
+    except OSError:
+        pass  # the token works for this process; the next one refreshes again
 
 
 async def _container(env: Mapping[str, str], client: httpx.AsyncClient | None) -> AwsCredentials:

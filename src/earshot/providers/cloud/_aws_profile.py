@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import configparser
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from earshot._base.json import JSONObject
+from earshot._base.jsonfile import JSONFileError, load_json_object
 from earshot.providers.cloud.sigv4 import AwsCredentials
 from earshot.providers.errors import ProviderError
 
@@ -153,15 +154,13 @@ def sso_cache_file(env: Mapping[str, str], config: Mapping[str, str]) -> Path:
     return Path(env.get("HOME", "~")).expanduser() / ".aws" / "sso" / "cache" / name
 
 
-def load_json(path: Path, what: str) -> dict[str, object]:
+def load_json(path: Path, what: str) -> JSONObject:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise auth_error(f"{what} not found at {path}: run `aws sso login`") from exc
-    except (OSError, ValueError) as exc:
-        raise auth_error(f"cannot read {what} {path}: {exc}") from exc
-    if not isinstance(value, dict):
-        raise auth_error(f"{what} {path} is not a JSON object")
+        value = load_json_object(path)
+    except JSONFileError as exc:
+        raise auth_error(f"cannot read {what}: {exc}") from exc
+    if value is None:
+        raise auth_error(f"{what} not found at {path}: run `aws sso login`")
     return value
 
 

@@ -10,7 +10,8 @@
          Environment | EcsContainer | Ec2InstanceMetadata)
        | AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN (STS AssumeRoleWithWebIdentity, as on EKS)
        | static keys | credential_process | SSO (the token cache the AWS CLI's
-         `aws sso login` writes under ~/.aws/sso/cache, exchanged for role credentials)
+         `aws sso login` writes under ~/.aws/sso/cache, refreshed through SSO OIDC when it
+         nears expiry, exchanged for role credentials)
     4. container credentials (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI)
     5. instance metadata (IMDSv2), unless AWS_EC2_METADATA_DISABLED=true
 
@@ -19,8 +20,8 @@ Region: AWS_REGION, AWS_DEFAULT_REGION, the profile's ``region``, else us-east-1
 ``locate`` says which step applies without any I/O (for ``earshot providers`` and
 ``doctor``); ``resolve`` fetches what that step needs and caches temporary credentials in
 the process until five minutes before they expire. Endpoints follow the AWS SDKs' overrides
-(``AWS_ENDPOINT_URL_SSO``, ``AWS_ENDPOINT_URL_STS``, ``AWS_EC2_METADATA_SERVICE_ENDPOINT``),
-which is also how tests point them at loopback. Errors are ``ProviderError("auth")``
+(``AWS_ENDPOINT_URL_SSO``, ``AWS_ENDPOINT_URL_SSO_OIDC``, ``AWS_ENDPOINT_URL_STS``,
+``AWS_EC2_METADATA_SERVICE_ENDPOINT``), which is also how tests point them at loopback. Errors are ``ProviderError("auth")``
 naming the file or variable, never a secret.
 """
 
