@@ -39,7 +39,8 @@ def cloud_status(
     try:
         return load_cloud(spec.cloud).status(query)
     except ProviderError as exc:
-        return CloudStatus(False, "unreadable credentials", problem=exc.message)
+        source = "unreadable credentials"
+        return CloudStatus(False, source, problem=exc.message, endpoint=query.base_url)
 
 
 __all__ = ["CloudStatus", "cloud_status"]
