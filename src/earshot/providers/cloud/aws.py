@@ -21,8 +21,8 @@ Region: AWS_REGION, AWS_DEFAULT_REGION, the profile's ``region``, else us-east-1
 ``doctor``); ``resolve`` fetches what that step needs and caches temporary credentials in
 the process until five minutes before they expire. Endpoints follow the AWS SDKs' overrides
 (``AWS_ENDPOINT_URL_SSO``, ``AWS_ENDPOINT_URL_SSO_OIDC``, ``AWS_ENDPOINT_URL_STS``,
-``AWS_EC2_METADATA_SERVICE_ENDPOINT``), which is also how tests point them at loopback. Errors are ``ProviderError("auth")``
-naming the file or variable, never a secret.
+``AWS_EC2_METADATA_SERVICE_ENDPOINT``), which is also how tests point them at loopback.
+Errors are ``ProviderError("auth")`` naming the file or variable, never a secret.
 """
 
 from __future__ import annotations
