@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from earshot.core.config.agents import BUILTIN_AGENT, AgentSpec
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.events import AgentEvent, ToolFinished, TurnEnded
 from earshot.core.tools import task as task_tool
 from earshot.core.tools.base import AnyTool, ToolError, ToolResult
@@ -96,19 +96,23 @@ class Subagents:
             raise ToolError(f"agent {name!r} cannot run: {exc}", "agent model unavailable") from exc
         tools = self._tools(spec)
         child = Agent(
-            target=target,
-            tools=tools,
-            cwd=parent.cwd,
-            gate=parent.gate,
-            system=spec.system,
-            undo=parent.undo,
-            approve=parent.approve,
-            ask=parent.ask,
-            model=parent.model,
-            files=parent.files,
-            procs=parent.procs,
-            scope=parent.scope,
-            max_output_tokens=parent.max_output_tokens,
+            AgentConfig(
+                target=target,
+                tools=tools,
+                cwd=parent.cwd,
+                system=spec.system,
+                max_output_tokens=parent.max_output_tokens,
+            ),
+            AgentPorts(
+                gate=parent.gate,
+                model=parent.model,
+                undo=parent.undo,
+                approve=parent.approve,
+                ask=parent.ask,
+                files=parent.files,
+                procs=parent.procs,
+                scope=parent.scope,
+            ),
         )
         if self.depth + 1 < self.depth_limit:
             nested = Subagents(
