@@ -62,6 +62,7 @@ from earshot.core.loop.events import (
     PermissionDecided,
     ReasoningDelta,
     StopReason,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
@@ -263,7 +264,7 @@ class Turn:
                 return self._verified(event)
             case TurnEnded():
                 return self._close_open()
-            case TurnStarted() | ModelCallStarted():
+            case TurnStarted() | ModelCallStarted() | SubagentEvent():
                 return []
             case _:
                 assert_never(event)

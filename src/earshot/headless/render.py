@@ -39,6 +39,7 @@ from earshot.core.loop.events import (
     Notice,
     PermissionDecided,
     ReasoningDelta,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
@@ -285,6 +286,7 @@ class HeadlessRenderer:
                 | UserMessageInjected()
                 | CompactionStarted()
                 | TurnEnded()
+                | SubagentEvent()
             ):
                 return
             case CompactionEnded():

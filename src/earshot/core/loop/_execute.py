@@ -6,13 +6,18 @@ an allowed mutating call first runs the pending group (concurrently), then takes
 snapshot (once per batch), then runs alone. ``ToolFinished`` events leave in emission
 order as soon as a call and every call before it have results. An abort cancels what runs
 and gives every call without a result an "interrupted" one: every call gets exactly one.
+
+A ``task`` call (a subagent) is the exception to both: while a group holding one runs,
+the events its child puts in ``live`` are yielded as they come (``SubagentEvent``), and an
+abort is not raced against it: the child follows the abort itself and returns what it
+did and what it cost (``core/loop/subagent.py``).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import anyio
@@ -30,6 +35,7 @@ from earshot.core.loop.events import (
     ToolFinished,
     denial,
 )
+from earshot.core.loop.live import LiveEvents
 from earshot.core.loop.ports import Gate, Snapshotter
 from earshot.core.tools.base import (
     AnyTool,
@@ -43,6 +49,9 @@ from earshot.core.tools.display import Display
 from earshot.providers.types import TextPart, ToolCallPart, ToolResultPart
 
 T = TypeVar("T")
+
+SUBAGENT_TOOLS = frozenset({"task"})
+"""Tools whose calls run a subagent: live progress, and they follow an abort themselves."""
 
 
 HEADLESS_DENIAL = (
@@ -103,6 +112,8 @@ class ToolBatch:
     hook_runs: list[HookRun] = field(default_factory=list)
     """Every hook run of the batch, for the transcript."""
     _hook_events: list[AgentEvent] = field(default_factory=list)
+    live: LiveEvents | None = None
+    """Where a running subagent's events arrive (yielded while its group runs)."""
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -122,7 +133,7 @@ class ToolBatch:
                 yield ToolCallRequested(call=call, read_only=True, title=call.name)
                 continue
             try:
-                prepared = tool.prepare(call.input, self.ctx)
+                prepared = tool.prepare(call.input, replace(self.ctx, call_id=call.id))
             except ToolError as exc:
                 slot.result = _error_part(call, exc.message)
                 slot.brief = exc.brief
@@ -177,7 +188,8 @@ class ToolBatch:
             if tool.read_only:
                 pending.append((slot, prepared))
                 continue
-            await self._run_group(pending)
+            async for event in self._running(pending):
+                yield event
             pending = []
             for event in self._flush(slots):
                 yield event
@@ -188,11 +200,13 @@ class ToolBatch:
                     await self.undo.snapshot(label[:200])
                 except Exception as exc:  # undo must never cost the user their turn
                     yield Notice(level="warning", message=f"undo snapshot failed: {exc}")
-            await self._run_group([(slot, prepared)])
+            async for event in self._running([(slot, prepared)]):
+                yield event
             self.mutated = True
             for event in self._flush(slots):
                 yield event
-        await self._run_group(pending)
+        async for event in self._running(pending):
+            yield event
         for slot in slots:
             if slot.result is None:
                 slot.result = _error_part(
@@ -228,6 +242,15 @@ class ToolBatch:
         why = f": {answer.reason}" if answer.reason else ""
         return "deny", f"the user denied this call{why}"
 
+    async def _running(self, group: list[tuple[_Slot, PreparedCall]]) -> AsyncIterator[AgentEvent]:
+        """Run ``group``; while a subagent in it runs, yield its events as they come."""
+        live = self.live
+        if live is None or not any(slot.call.name in SUBAGENT_TOOLS for slot, _ in group):
+            await self._run_group(group)
+            return
+        async for event in live.during(lambda: self._run_group(group)):
+            yield event
+
     async def _run_group(self, group: list[tuple[_Slot, PreparedCall]]) -> None:
         if not group:
             return
@@ -241,8 +264,9 @@ class ToolBatch:
     async def _run_one(self, slot: _Slot, prepared: PreparedCall) -> None:
         start = time.perf_counter()
         call = slot.call
+        follows_abort = call.name in SUBAGENT_TOOLS
         try:
-            result, aborted = await race(prepared.run, self.ctx.abort)
+            result, aborted = await race(prepared.run, None if follows_abort else self.ctx.abort)
         except ToolError as exc:
             result, aborted = ToolResult.error(exc.message, brief=exc.brief), False
         except Exception as exc:

@@ -67,8 +67,9 @@ class Question:
 
 
 AskFn = Callable[[Question], Awaitable[str | None]]
-SpawnFn = Callable[[str, str, "str | None"], Awaitable["ToolResult"]]
-"""Run a subagent: (description, prompt, agent name or None) -> the child's result."""
+SpawnFn = Callable[[str, str, str, "str | None"], Awaitable["ToolResult"]]
+"""Run a subagent: (the task call's id, description, prompt, agent name or None) -> the
+child's result."""
 
 EscalateFn = Callable[[PermissionRequest, str], Awaitable[bool]]
 """Ask a person whether ``request`` may run outside the OS sandbox (the text says why it
@@ -105,6 +106,8 @@ class ToolContext:
     """The session's scope contract (the gate's; shared with every subagent)."""
     spawn: SpawnFn | None = None
     """Runs a subagent (``task``); None where no more nesting is allowed."""
+    call_id: str = ""
+    """The id of the call this context was prepared for (empty outside a tool batch)."""
 
     def resolve(self, path: str) -> Path:
         """``path`` as an absolute path; relative paths are relative to the cwd, ``~``
