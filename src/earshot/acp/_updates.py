@@ -66,6 +66,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -263,7 +264,7 @@ class Turn:
                 return self._verified(event)
             case TurnEnded():
                 return self._close_open()
-            case TurnStarted() | ModelCallStarted():
+            case TurnStarted() | ModelCallStarted() | ToolProgress():
                 return []
             case _:
                 assert_never(event)
