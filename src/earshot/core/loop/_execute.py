@@ -6,13 +6,19 @@ an allowed mutating call first runs the pending group (concurrently), then takes
 snapshot (once per batch), then runs alone. ``ToolFinished`` events leave in emission
 order as soon as a call and every call before it have results. An abort cancels what runs
 and gives every call without a result an "interrupted" one: every call gets exactly one.
+
+Each call gets a context of its own whose ``progress`` reports become ``ToolProgress``
+events while calls run: the group runs in a task, and the batch yields the latest report
+of each running call as it comes (a report that is overtaken before it is yielded is
+dropped; a report made after its call finished is never sent).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import anyio
@@ -28,6 +34,7 @@ from earshot.core.loop.events import (
     PermissionDenial,
     ToolCallRequested,
     ToolFinished,
+    ToolProgress,
     denial,
 )
 from earshot.core.loop.ports import Gate, Snapshotter
@@ -35,6 +42,7 @@ from earshot.core.tools.base import (
     AnyTool,
     PermissionRequest,
     PreparedCall,
+    ProgressFn,
     ToolContext,
     ToolError,
     ToolResult,
@@ -103,6 +111,10 @@ class ToolBatch:
     hook_runs: list[HookRun] = field(default_factory=list)
     """Every hook run of the batch, for the transcript."""
     _hook_events: list[AgentEvent] = field(default_factory=list)
+    _latest: dict[str, ToolProgress] = field(default_factory=dict)
+    """The latest unsent progress report of each running call."""
+    _running_ids: set[str] = field(default_factory=set)
+    _wake: asyncio.Event | None = None
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -122,7 +134,7 @@ class ToolBatch:
                 yield ToolCallRequested(call=call, read_only=True, title=call.name)
                 continue
             try:
-                prepared = tool.prepare(call.input, self.ctx)
+                prepared = tool.prepare(call.input, self._context_for(call.id))
             except ToolError as exc:
                 slot.result = _error_part(call, exc.message)
                 slot.brief = exc.brief
@@ -177,7 +189,8 @@ class ToolBatch:
             if tool.read_only:
                 pending.append((slot, prepared))
                 continue
-            await self._run_group(pending)
+            async for event in self._running(pending):
+                yield event
             pending = []
             for event in self._flush(slots):
                 yield event
@@ -188,11 +201,13 @@ class ToolBatch:
                     await self.undo.snapshot(label[:200])
                 except Exception as exc:  # undo must never cost the user their turn
                     yield Notice(level="warning", message=f"undo snapshot failed: {exc}")
-            await self._run_group([(slot, prepared)])
+            async for event in self._running([(slot, prepared)]):
+                yield event
             self.mutated = True
             for event in self._flush(slots):
                 yield event
-        await self._run_group(pending)
+        async for event in self._running(pending):
+            yield event
         for slot in slots:
             if slot.result is None:
                 slot.result = _error_part(
@@ -228,6 +243,57 @@ class ToolBatch:
         why = f": {answer.reason}" if answer.reason else ""
         return "deny", f"the user denied this call{why}"
 
+    def _context_for(self, call_id: str) -> ToolContext:
+        return replace(self.ctx, progress=self._reporter(call_id))
+
+    def _reporter(self, call_id: str) -> ProgressFn:
+        def report(
+            message: str = "", progress: float | None = None, total: float | None = None
+        ) -> None:
+            if call_id not in self._running_ids:
+                return
+            self._latest[call_id] = ToolProgress(
+                call_id=call_id, message=message, progress=progress, total=total
+            )
+            if self._wake is not None:
+                self._wake.set()
+
+        return report
+
+    async def _running(self, group: list[tuple[_Slot, PreparedCall]]) -> AsyncIterator[AgentEvent]:
+        """Run ``group``, yielding the calls' progress reports while it runs."""
+        if not group:
+            return
+        self._running_ids.update(slot.call.id for slot, _ in group)
+        wake = self._wake = asyncio.Event()
+        task = asyncio.ensure_future(self._run_group(group))
+        try:
+            while True:
+                wake.clear()
+                if self._latest:
+                    reports = list(self._latest.values())
+                    self._latest.clear()
+                    for report in reports:
+                        if report.call_id in self._running_ids:
+                            yield report
+                    continue
+                if task.done():
+                    break
+                waiter = asyncio.ensure_future(wake.wait())
+                try:
+                    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    waiter.cancel()
+        except BaseException:
+            task.cancel()
+            await asyncio.wait({task})
+            raise
+        finally:
+            self._wake = None
+            self._running_ids.difference_update(slot.call.id for slot, _ in group)
+            self._latest.clear()
+        await task
+
     async def _run_group(self, group: list[tuple[_Slot, PreparedCall]]) -> None:
         if not group:
             return
@@ -249,6 +315,8 @@ class ToolBatch:
             text = f"{call.name} failed: {type(exc).__name__}: {exc}"
             result, aborted = ToolResult.error(text, brief="tool failed"), False
         slot.duration_ms = (time.perf_counter() - start) * 1000.0
+        self._running_ids.discard(call.id)
+        self._latest.pop(call.id, None)
         if aborted or result is None:
             slot.result = _error_part(call, "interrupted by the user while running")
             slot.brief = "interrupted"
