@@ -67,6 +67,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -264,7 +265,7 @@ class Turn:
                 return self._verified(event)
             case TurnEnded():
                 return self._close_open()
-            case TurnStarted() | ModelCallStarted() | SubagentEvent():
+            case TurnStarted() | ModelCallStarted() | SubagentEvent() | ToolProgress():
                 return []
             case _:
                 assert_never(event)

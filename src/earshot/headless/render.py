@@ -44,6 +44,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -283,6 +284,7 @@ class HeadlessRenderer:
                 | TextDelta()
                 | ReasoningDelta()
                 | ToolCallStreaming()
+                | ToolProgress()
                 | UserMessageInjected()
                 | CompactionStarted()
                 | TurnEnded()
