@@ -70,3 +70,9 @@ def test_a_person_widening_the_paths_applies_directly() -> None:
     assert scope.paths == ["src/**", "docs/**"] and scope.steps == ["fix it"]
     same = apply_draft(scope, ScopeDraft("fix the parser", ["src/**", "docs/**"], ["fix it"]))
     assert not same.changed and same.text() == "the scope is unchanged"
+
+
+def test_a_line_after_the_goal_must_be_indented_to_continue_it() -> None:
+    with pytest.raises(ScopeEditError, match="line 2: 'owner: me' follows the goal"):
+        parse_scope("goal: x\nowner: me\npaths: a\n")
+    assert parse_scope("goal:\nfix it\npaths: a\n") == ScopeDraft("fix it", ["a"], [])

@@ -142,6 +142,12 @@ def parse_scope(text: str) -> ScopeDraft | None:
                 number, f"{what} is not in a section; start it with goal:, paths: or steps:"
             )
         if current == "goal":
+            if found["goal"] and not raw[:1].isspace():
+                raise ScopeEditError(
+                    number,
+                    f"{line[:40]!r} follows the goal; indent it to go on with the goal, or "
+                    "start paths: or steps: before it",
+                )
             found["goal"].append(line)
             continue
         item = _BULLET.sub("", line).strip()
