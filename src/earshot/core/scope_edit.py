@@ -6,7 +6,7 @@ that name the line at fault, applied to the session's one ``ScopeContract``.
     scope_document(scope) -> str          the editable text (comments say how to edit it)
     parse_scope(text) -> ScopeDraft|None  None: nothing but comments and blank lines
     apply_draft(scope, draft) -> change   the contract takes the edited goal, paths, steps
-    scope_record(draft) / restore(...)    the transcript's ``scope`` entry, and resume
+    edit_scope(session, text)             all of it on a session, recorded in the transcript
 
 The document::
 
@@ -31,14 +31,11 @@ declarations.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from earshot._base.errors import UserError
-from earshot.core.session import MessageEntry, ScopeEntry, Session
 from earshot.core.tools.contract import ScopeContract
-from earshot.providers import types as pt
 from earshot.providers.types import JSONValue
 
 if TYPE_CHECKING:
@@ -213,56 +210,14 @@ def model_note(draft: ScopeDraft) -> str:
     )
 
 
-def declarations(session: Session) -> list[ScopeDraft]:
-    """The branch's scope declarations in order: the model's ``declare_scope`` calls that
-    did not fail, and a person's edits (``scope`` entries)."""
-    failed: set[str] = set()
-    found: list[tuple[str, ScopeDraft | None]] = []
-    for entry in session.tree.path(session.leaf):
-        if isinstance(entry, ScopeEntry):
-            draft = _from_json(entry.scope)
-            if draft is not None:
-                found.append(("", draft))
-        elif isinstance(entry, MessageEntry):
-            for part in entry.message.parts:
-                if isinstance(part, pt.ToolCallPart) and part.name == "declare_scope":
-                    found.append((part.id, _from_json(part.input)))
-                elif isinstance(part, pt.ToolResultPart) and part.is_error:
-                    failed.add(part.call_id)
-    return [d for call_id, d in found if d is not None and (not call_id or call_id not in failed)]
-
-
-def restore(scope: ScopeContract, drafts: Iterable[ScopeDraft]) -> None:
-    """Resume: the contract as the last declaration left it."""
-    for draft in drafts:
-        scope.declare(draft.goal, draft.paths, draft.steps)
-
-
-def _from_json(raw: JSONValue) -> ScopeDraft | None:
-    if not isinstance(raw, dict):
-        return None
-    goal, paths, steps = raw.get("goal"), raw.get("paths"), raw.get("steps", [])
-    if not isinstance(goal, str) or not isinstance(paths, list) or not isinstance(steps, list):
-        return None
-    if not all(isinstance(p, str) for p in paths) or not all(isinstance(s, str) for s in steps):
-        return None
-    return ScopeDraft(
-        goal=goal,
-        paths=[p for p in paths if isinstance(p, str)],
-        steps=[s for s in steps if isinstance(s, str)],
-    )
-
-
 __all__ = [
     "ScopeChange",
     "ScopeDraft",
     "ScopeEditError",
     "apply_draft",
-    "declarations",
     "edit_scope",
     "model_note",
     "parse_scope",
-    "restore",
     "scope_document",
     "scope_record",
 ]
