@@ -43,6 +43,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -135,6 +136,7 @@ class Child:
             case (
                 TurnStarted()
                 | PermissionDecided()
+                | ToolProgress()
                 | UserMessageInjected()
                 | CompactionStarted()
                 | CompactionEnded()

@@ -40,10 +40,12 @@ from earshot.core.loop.events import (
     Notice,
     PermissionDecided,
     ReasoningDelta,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -340,7 +342,7 @@ class Feed:
                 self.activity = f"running {title}"
                 if call.name == "task":
                     self.children.start(call, title)
-            case PermissionDecided():
+            case PermissionDecided() | ToolProgress():
                 pass
             case ToolFinished(result=result, brief=brief) if (
                 result.call_id in self.children.running
@@ -393,6 +395,8 @@ class Feed:
                         brief=brief,
                     )
                 )
+            case SubagentEvent():
+                pass  # a child's progress: shown in the task call's block (not yet)
             case TurnEnded() as ended:
                 if self.live.strip():
                     out.append(self._paragraphs(self.live))
