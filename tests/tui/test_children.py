@@ -80,7 +80,10 @@ def test_a_running_child_shows_its_tool_calls_time_and_tokens_then_one_line() ->
     feed = Feed(Painter(100, color=False), clock=clock)
     task = requested("t1", "task", "task", {"description": "find the tests", "prompt": "p"})
     assert feed.event(task) == []
-    assert rows(feed, clock) == ["◆ task: find the tests (general-purpose) · 0s"]
+    assert rows(feed, clock) == [
+        "◆ task: find the tests (general-purpose) · 0s",
+        "  ⎿ waiting to start",  # children that change files run one at a time
+    ]
     child: list[AgentEvent] = [
         ModelCallStarted(index=1, model="a/b"),
         said("", 3400),
@@ -124,6 +127,7 @@ def test_each_of_two_children_has_its_own_block() -> None:
     feed.children.event("t2", requested("c9", "bash", "bash: ls", {}), clock.now)
     assert rows(feed, clock) == [
         "◆ task: job t1 (reader) · 0s",
+        "  ⎿ waiting to start",
         "◆ task: job t2 (writer) · 0s",
         "  ⎿ ⋯ bash: ls",
     ]

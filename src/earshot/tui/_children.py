@@ -39,6 +39,7 @@ from earshot.core.loop.events import (
     Notice,
     PermissionDecided,
     ReasoningDelta,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
@@ -130,9 +131,17 @@ class Child:
                 self._log(f"! {message}")
             case Notice():
                 pass
-            case TurnEnded():
+            case SubagentEvent(event=ToolCallRequested(title=title)):
+                # a grandchild's call: one log line (its progress is its own parent's)
+                self._log(f"  ↳ {title}")
+            case SubagentEvent():
+                pass
+            case TurnEnded(text=final):
                 self.ended = now
                 self.doing = ""
+                last = final.strip().splitlines()
+                if last and self.log[-len(last) :] == last:
+                    del self.log[-len(last) :]  # the report is printed after the log
             case (
                 TurnStarted()
                 | PermissionDecided()
@@ -155,6 +164,8 @@ class Child:
             rows.append(last[-1].strip())
         if not rows and self.doing:
             rows.append(self.doing)
+        if self.started is None:
+            rows.append("waiting to start")
         return rows[-ROWS:]
 
 
@@ -186,9 +197,11 @@ class Children:
             call.id, shown, agent=agent if isinstance(agent, str) else "general-purpose"
         )
 
-    def event(self, call_id: str, event: AgentEvent, now: float) -> None:
+    def event(self, call_id: str, event: AgentEvent, now: float, *, agent: str = "") -> None:
         child = self.running.get(call_id)
         if child is not None:
+            if agent:
+                child.agent = agent
             child.event(event, now)
 
     def finish(self, call_id: str, now: float) -> Child | None:
@@ -222,17 +235,28 @@ def live_rows(children: Children, width: int, now: float) -> list[tuple[str, str
 
 
 def summary_block(p: Painter, child: Child, *, brief: str, is_error: bool) -> str:
-    """The one line a finished child leaves in the scrollback."""
+    """The one line a finished child leaves in the scrollback, fitted to the width (the
+    tokens, then the time are left out first; the title is cut last)."""
     from earshot.tui.render import EXPAND_KEY
 
+    end = child.ended if child.ended is not None else 0.0
+    facts = [brief or child.agent, f"{child.calls} tool call{'s' if child.calls != 1 else ''}"]
+    optional = [f"{child.elapsed(end):.0f}s"]
+    optional += [tokens_text(child.tokens)] if child.tokens else []
+    hint = f"{EXPAND_KEY} expands"
+    while True:
+        tail = "  " + " · ".join([*facts, *optional, hint])
+        if 2 + len(child.title) + len(tail) <= p.width or not optional:
+            break
+        optional.pop()
+    title = child.title
+    room = p.width - 2 - len(tail)
+    if len(title) > room:
+        title = title[: max(8, room - 1)] + "…"
     line = Text()
     line.append("● ", style="red" if is_error else "green")
-    line.append(child.title, style="bold")
-    facts = [brief or child.agent]
-    facts.append(f"{child.calls} tool call{'s' if child.calls != 1 else ''}")
-    facts.append(_facts(child, child.ended if child.ended is not None else 0.0))
-    line.append("  " + " · ".join(facts), style="dim")
-    line.append(f" · {EXPAND_KEY} expands", style="dim")
+    line.append(title, style="bold")
+    line.append(tail, style="dim")
     return p.render(line)
 
 

@@ -395,8 +395,8 @@ class Feed:
                         brief=brief,
                     )
                 )
-            case SubagentEvent():
-                pass  # a child's progress: shown in the task call's block (not yet)
+            case SubagentEvent(parent_call_id=call_id, agent=agent, event=inner):
+                self.children.event(call_id, inner, self.clock(), agent=agent)
             case TurnEnded() as ended:
                 if self.live.strip():
                     out.append(self._paragraphs(self.live))
