@@ -3,16 +3,31 @@ its line and changes nothing, a good one applies directly (widening too) and is 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from earshot._base.json import JSONValue
+from earshot.core.agent_session import AgentSession
+from earshot.core.config.options import SessionOptions
 from earshot.core.scope_edit import (
     ScopeDraft,
     ScopeEditError,
     apply_draft,
+    edit_scope,
     parse_scope,
     scope_document,
 )
 from earshot.core.tools.contract import ScopeContract
+from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
+
+MODEL = "anthropic/claude-sonnet-4-6"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
 
 
 def declared() -> ScopeContract:
@@ -76,3 +91,36 @@ def test_a_line_after_the_goal_must_be_indented_to_continue_it() -> None:
     with pytest.raises(ScopeEditError, match="line 2: 'owner: me' follows the goal"):
         parse_scope("goal: x\nowner: me\npaths: a\n")
     assert parse_scope("goal:\nfix it\npaths: a\n") == ScopeDraft("fix it", ["a"], [])
+
+
+@pytest.mark.anyio
+async def test_a_persons_edit_reaches_the_model_and_survives_a_resume(
+    fake_provider: FakeProvider, repo_env: Path
+) -> None:
+    scope: dict[str, JSONValue] = {"goal": "fix the parser", "paths": ["src/**"], "steps": []}
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("s1", "declare_scope", scope)]),
+        anthropic.text_turn("declared"),
+        anthropic.text_turn("noted"),
+    )
+    session = AgentSession.open(SessionOptions(cwd=repo_env, model=MODEL))
+    try:
+        async for _ in session.prompt("plan"):
+            pass
+        with pytest.raises(ScopeEditError):
+            await edit_scope(session, "goal: x\npaths:\n  a b\n")
+        assert session.gate.scope.paths == ["src/**"]
+        change = await edit_scope(session, "goal: fix the parser\npaths: src/**, docs/**\n")
+        assert change.added == ["docs/**"]
+        async for _ in session.prompt("go on"):
+            pass
+        sid = session.id
+    finally:
+        await session.close()
+    sent = json.dumps(fake_provider.requests[-1].json()["messages"])
+    assert "The user edited the declared scope" in sent and "docs/**" in sent
+    again = AgentSession.open(SessionOptions(cwd=repo_env, model=MODEL, resume=sid))
+    try:
+        assert again.gate.scope.paths == ["src/**", "docs/**"]
+    finally:
+        await again.close()

@@ -89,6 +89,8 @@ def test_an_edited_scope_applies_and_the_screen_comes_back(
     term.type_line("write the notes")
     term.wait_for(lambda: "written" in term.text() and term.idle(), "the write")
     assert (repo / "docs" / "x.md").read_text() == "notes\n"
+    told = str(fake_provider.requests[-2].json()["messages"])
+    assert "The user edited the declared scope" in told and "docs/**" in told
     assert "allow write?" not in term.text()  # docs/** is in the edited scope: no prompt
     assert b"\x1b[6n" not in term.raw  # no cursor position query, editor or not
     assert term.exit() == 0

@@ -183,14 +183,15 @@ def apply_draft(scope: ScopeContract, draft: ScopeDraft) -> ScopeChange:
 
 async def edit_scope(session: AgentSession, text: str) -> ScopeChange:
     """Apply a person's edited ``text`` to the session's scope and record it in the
-    transcript. ``ScopeEditError`` (nothing changed) names the line at fault; the
-    session's running turn, if any, sees the new scope at its next gated call."""
+    transcript; the model is told the new scope with the next message. ``ScopeEditError``
+    (nothing changed) names the line at fault."""
     draft = parse_scope(text)
     if draft is None:
         return ScopeChange()
     change = apply_draft(session.gate.scope, draft)
     if change.changed:
         await session.transcript.append_scope(scope_record(draft))
+        session.tell_model(model_note(draft))
     return change
 
 
