@@ -135,3 +135,19 @@ def test_each_of_two_children_has_its_own_block() -> None:
     assert rows(feed, clock)[0] == "◆ task: job t2 (writer) · 0s"
     feed.event(ended(""))
     assert rows(feed, clock) == []
+
+
+def test_children_that_do_not_fit_are_counted() -> None:
+    clock = Clock()
+    feed = Feed(Painter(100, color=False), clock=clock)
+    for n in range(6):
+        args: pt.JSONValue = {"description": f"job {n}", "prompt": "p"}
+        feed.event(requested(f"t{n}", "task", "task", args))
+    shown = [row for _, row in live_rows(feed.children, 80, clock.now, height=5)]
+    assert shown == [
+        "◆ task: job 0 (general-purpose) · 0s",
+        "  ⎿ waiting to start",
+        "◆ task: job 1 (general-purpose) · 0s",
+        "  ⎿ waiting to start",
+        "  … 4 more subagents running",
+    ]

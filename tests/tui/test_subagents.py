@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
-from tests.tui.terminal import MODEL, Terminal, earshot_env
+from tests.tui.terminal import ESC, MODEL, Terminal, earshot_env
 
 CTRL_O = "\x0f"
 WAIT_FOR_GO = "until [ -f go ]; do sleep 0.05; done; echo went"
@@ -64,4 +64,22 @@ def test_a_running_child_shows_its_tool_call_then_one_summary_line(
     expanded = term.text().split("▾ task: wait for the file", 1)[1]
     assert f"● bash: {WAIT_FOR_GO}" in expanded
     assert "The go file appeared." in expanded
+    assert term.exit() == 0
+
+
+def test_esc_stops_a_running_child_and_its_block_says_so(
+    fake_provider: FakeProvider, term: Terminal
+) -> None:
+    task = {"description": "wait forever", "prompt": "wait until the go file exists"}
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("t1", "task", dict(task))]),
+        anthropic.tool_calls_turn([ToolCallSpec("c1", "bash", {"command": WAIT_FOR_GO})]),
+    )
+    term.type_line("delegate the waiting")
+    term.wait_for(lambda: "⋯ bash: until" in term.display(), "the child's running command")
+    term.send(ESC)
+    term.wait_for(lambda: "interrupted" in term.text() and term.idle(), "the interrupt")
+    summary = [row for row in term.text().splitlines() if row.startswith("● task:")]
+    assert len(summary) == 1 and "interrupted" in summary[0]
+    assert "◆ task" not in term.display()
     assert term.exit() == 0

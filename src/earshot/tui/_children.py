@@ -217,20 +217,25 @@ class Children:
         return bool(self.running)
 
 
-def live_rows(children: Children, width: int, now: float) -> list[tuple[str, str]]:
+def live_rows(
+    children: Children, width: int, now: float, height: int = 16
+) -> list[tuple[str, str]]:
     """``(style, line)`` rows for the live region: each running child's header and its
-    last rows, cut to ``width``."""
+    last rows, cut to ``width``, at most ``height`` rows (children that do not fit are
+    counted on the last row)."""
     out: list[tuple[str, str]] = []
-    shown = list(children.running.values())[:MAX_CHILDREN_SHOWN]
-    for child in shown:
+    running = list(children.running.values())
+    for index, child in enumerate(running):
+        left = len(running) - index
+        room = height - len(out) - (1 if left > 1 else 0)
+        if room < 1 or index >= MAX_CHILDREN_SHOWN:
+            out.append(("class:child", f"  … {left} more subagents running"[:width]))
+            break
         head = f"◆ {child.title} ({child.agent}) · {_facts(child, now)}"
         out.append(("class:child.head", head[:width]))
-        for index, row in enumerate(child.rows()):
-            lead = "  ⎿ " if index == 0 else "    "
+        for number, row in enumerate(child.rows()[: room - 1]):
+            lead = "  ⎿ " if number == 0 else "    "
             out.append(("class:child", (lead + row.expandtabs(8))[:width]))
-    hidden = len(children.running) - len(shown)
-    if hidden > 0:
-        out.append(("class:child", f"  … {hidden} more subagents running"[:width]))
     return out
 
 

@@ -90,7 +90,8 @@ def _children(tui: Tui) -> StyleAndTextTuples:
         return []
     width = tui.output.get_size().columns
     out: StyleAndTextTuples = []
-    for style, row in live_rows(tui.feed.children, width, time.monotonic()):
+    height = max(4, _rows(tui) // 2)
+    for style, row in live_rows(tui.feed.children, width, time.monotonic(), height):
         out += [("", "\n")] if out else []
         out.append((style, row))
     return out
