@@ -13,6 +13,7 @@ from earshot.core.loop.events import (
     TextDelta,
     ToolCallRequested,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
 )
 from earshot.providers import types as pt
@@ -125,11 +126,13 @@ def test_each_of_two_children_has_its_own_block() -> None:
         args: pt.JSONValue = {"description": f"job {call_id}", "prompt": "p", "agent": agent}
         feed.event(requested(call_id, "task", "task", args))
     feed.children.event("t2", requested("c9", "bash", "bash: ls", {}), clock.now)
+    feed.children.event("t2", ToolProgress(call_id="c9", message="a.py\nb.py\n"), clock.now)
     assert rows(feed, clock) == [
         "◆ task: job t1 (reader) · 0s",
         "  ⎿ waiting to start",
         "◆ task: job t2 (writer) · 0s",
         "  ⎿ ⋯ bash: ls",
+        "      b.py",  # the running command's last output line
     ]
     feed.event(finished("t1", "task", "done"))
     assert rows(feed, clock)[0] == "◆ task: job t2 (writer) · 0s"

@@ -80,6 +80,8 @@ class Child:
     done: list[str] = field(default_factory=list)
     """Its finished tool calls, one line each (``●``, or ``✗`` for an error or denial)."""
     running: dict[str, str] = field(default_factory=dict)
+    progress: dict[str, str] = field(default_factory=dict)
+    """The last line each running call reported (a command's output)."""
     log: list[str] = field(default_factory=list)
     """Everything it did, for the expand key: tool lines and its text."""
 
@@ -121,6 +123,7 @@ class Child:
                 self.doing = f"running {title}"
             case ToolFinished(result=result, brief=brief):
                 title = self.running.pop(result.call_id, result.name)
+                self.progress.pop(result.call_id, None)
                 mark = "✗" if result.is_error else "●"
                 line = f"{mark} {title}" + (f"  {brief}" if brief else "")
                 self.done.append(line)
@@ -129,6 +132,10 @@ class Child:
                 self.doing = "waiting for the model" if not self.running else self.doing
             case Notice(level=level, message=message) if level == "warning":
                 self._log(f"! {message}")
+            case ToolProgress(call_id=call_id, message=message):
+                lines = [line for line in message.splitlines() if line.strip()]
+                if lines and call_id in self.running:
+                    self.progress[call_id] = lines[-1].strip()
             case Notice():
                 pass
             case SubagentEvent(event=ToolCallRequested(title=title)):
@@ -145,7 +152,6 @@ class Child:
             case (
                 TurnStarted()
                 | PermissionDecided()
-                | ToolProgress()
                 | UserMessageInjected()
                 | CompactionStarted()
                 | CompactionEnded()
@@ -158,7 +164,10 @@ class Child:
     def rows(self) -> list[str]:
         """The lines under its header: last tool lines, running calls, its last text."""
         rows = list(self.done)
-        rows += [f"⋯ {title}" for title in self.running.values()]
+        for call_id, title in self.running.items():
+            rows.append(f"⋯ {title}")
+            if call_id in self.progress:
+                rows.append(f"  {self.progress[call_id]}")
         last = [line for line in self.text.splitlines() if line.strip()]
         if last and not self.running:
             rows.append(last[-1].strip())
