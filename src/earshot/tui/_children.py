@@ -26,8 +26,9 @@ Pure: ``now`` is passed in, so tests need no clock.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, assert_never
+from typing import Protocol, assert_never
 
+from rich.console import RenderableType
 from rich.text import Text
 
 from earshot.core.loop.events import (
@@ -52,8 +53,18 @@ from earshot.core.loop.events import (
 )
 from earshot.providers import types as pt
 
-if TYPE_CHECKING:
-    from earshot.tui.render import Painter
+EXPAND_KEY = "Ctrl-O"
+"""The key that expands the last result, a thought or a finished subagent."""
+
+
+class Painter(Protocol):
+    """What a summary needs of ``render.Painter`` (a Protocol, so this module does not
+    import the renderer that imports it)."""
+
+    width: int
+
+    def render(self, *items: RenderableType) -> str: ...
+
 
 ROWS = 3
 """Rows under each child's header in the live region."""
@@ -251,8 +262,6 @@ def live_rows(
 def summary_block(p: Painter, child: Child, *, brief: str, is_error: bool) -> str:
     """The one line a finished child leaves in the scrollback, fitted to the width (the
     tokens, then the time are left out first; the title is cut last)."""
-    from earshot.tui.render import EXPAND_KEY
-
     end = child.ended if child.ended is not None else 0.0
     facts = [brief or child.agent, f"{child.calls} tool call{'s' if child.calls != 1 else ''}"]
     optional = [f"{child.elapsed(end):.0f}s"]

@@ -54,7 +54,7 @@ from earshot.core.loop.events import (
 )
 from earshot.core.tools.display import FileChange
 from earshot.providers import types as pt
-from earshot.tui._children import Children, expanded_text, summary_block
+from earshot.tui._children import EXPAND_KEY, Children, expanded_text, summary_block
 
 if TYPE_CHECKING:
     from earshot.core.agent_session import AgentSession
@@ -203,9 +203,6 @@ def shown_result(text: str, brief: str) -> str:
     if last.startswith("exit code: ") and f"(exit {last[11:].split()[0]})" in brief:
         return head if head.strip() else ""
     return text
-
-
-EXPAND_KEY = "Ctrl-O"
 
 
 def thinking_block(p: Painter, reasoning: str) -> str:
