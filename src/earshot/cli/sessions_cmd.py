@@ -19,6 +19,7 @@ from earshot.core.session import (
     SessionInfo,
     SessionStore,
     Transcript,
+    Tree,
     short_ids,
 )
 from earshot.core.session.codec import encode_line
@@ -130,8 +131,32 @@ def _render_brief(message: Message) -> list[str]:
     return out
 
 
+def _with_children(tree: Tree, to: str | None, indent: str = "") -> list[str]:
+    """The branch ending at ``to`` (None: the current one), briefly; under each ``task``
+    call, the transcript of the subagent it ran, indented, at any depth."""
+    children = {root.call_id: (root, last) for root, last in tree.subagents(to)}
+    out: list[str] = []
+    for message in tree.history(to):
+        out += [indent + line if line else indent.rstrip() for line in _render_brief(message)]
+        for part in message.parts:
+            if isinstance(part, ToolCallPart) and part.id in children:
+                root, last = children[part.id]
+                entries = [e for e in tree.path(last) if isinstance(e, MessageEntry)]
+                calls = sum(e.message.role == "assistant" for e in entries)
+                cost = sum(e.cost_usd or 0.0 for e in entries)
+                out.append(
+                    f"{indent}  ┌ subagent {root.agent}: {root.description}   "
+                    f"{calls} model call(s)   cost ${cost:.4f}"
+                )
+                out += _with_children(tree, last, indent + "  │ ")
+                out.append(f"{indent}  └")
+        out.append(indent.rstrip())
+    return out
+
+
 def show(id: str, *, cwd: Path | None = None, data_dir: Path | None = None) -> int:
-    """A session's facts, its branches, then its current branch, briefly."""
+    """A session's facts, its branches, then its current branch, briefly, with the
+    subagents' transcripts nested under the ``task`` calls that ran them."""
     store = SessionStore(cwd or Path.cwd(), data_dir)
     try:
         transcript = _load(store, id)
@@ -141,7 +166,7 @@ def show(id: str, *, cwd: Path | None = None, data_dir: Path | None = None) -> i
     entries = tree.entries()
     messages = [e for e in entries if isinstance(e, MessageEntry)]
     cost = sum(e.cost_usd or 0.0 for e in messages)
-    turns = sum(e.message.role == "user" for e in messages)
+    turns = sum(e.message.role == "user" and not tree.is_side(e.id) for e in messages)
     facts = [
         ("session", header.id),
         ("file", str(transcript.path)),
@@ -166,9 +191,7 @@ def show(id: str, *, cwd: Path | None = None, data_dir: Path | None = None) -> i
         ]
     out += [f"warning: {w}" for w in transcript.warnings()]
     out.append("")
-    for message in tree.history():
-        out += _render_brief(message)
-        out.append("")
+    out += _with_children(tree, None)
     sys.stdout.write("\n".join(out).rstrip("\n") + "\n")
     return 0
 

@@ -125,10 +125,11 @@ def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
 
 
 def _scope_calls(session: Session) -> list[tuple[JSONValue, bool]]:
-    """The ``declare_scope`` calls of the branch, in order, each with whether it failed."""
+    """The ``declare_scope`` calls of the branch and of its subagents (they share the
+    contract), in the order they were made, each with whether it failed."""
     failed: set[str] = set()
     calls: list[tuple[str, JSONValue]] = []
-    for entry in session.tree.path(session.leaf):
+    for entry in session.tree.with_subagents(session.leaf):
         if not isinstance(entry, MessageEntry):
             continue
         for part in entry.message.parts:
@@ -292,7 +293,10 @@ class AgentSession:
         memory = load_memory(cwd, config_dir=config_dir())
         system = system_prompt(
             cwd=cwd,
-            tools=[*(tool.name for tool in tools), task_tool.NAME],
+            tools=[
+                *(tool.name for tool in tools),
+                *([task_tool.NAME] if settings.subagent_depth > 0 else []),
+            ],
             git=git_summary(cwd),
             memory=memory_prompt(memory),
             skills=skills.prompt_section(found_skills),
@@ -337,9 +341,16 @@ class AgentSession:
         def resolve(ref: str) -> Target:
             return target_for(ref, settings=settings, catalog=catalog)
 
-        children = Subagents(agent, agents, resolve)
-        agent.tools[task_tool.NAME] = children.tool()
-        agent.spawn = children.spawn
+        if settings.subagent_depth > 0:
+            children = Subagents(
+                agent,
+                agents,
+                resolve,
+                depth_limit=settings.subagent_depth,
+                transcript=transcript,
+            )
+            agent.add_tool(children.tool())
+            agent.spawn = children.spawn
         if effort.choice.note and not effort.choice.defaulted:
             notices.append(effort.choice.note)
         session = cls(
