@@ -3,6 +3,11 @@ each with ``parent_call_id`` (additive to v1: declared in the schema, optional).
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
+import pytest
+
 from earshot.core.loop.events import (
     AgentEvent,
     PermissionDecided,
@@ -16,6 +21,8 @@ from earshot.core.loop.events import (
 )
 from earshot.headless.render import load_schema
 from earshot.providers.types import Message, TextPart, ToolCallPart, ToolResultPart, Usage
+from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
+from tests.test_headless_cli import earshot, records
 from tests.test_headless_records import (
     _assistant,
     _obj,
@@ -154,3 +161,34 @@ def test_child_records_validate_and_declare_parent_call_id() -> None:
 def test_verbose_progress_lines_of_a_child_name_its_task_call() -> None:
     _, err, _ = _render("text", *_delegated_turn(), verbose=True)
     assert "  [t1] [denied] bash: a deny rule" in err.splitlines()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    work = tmp_path / "repo"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    (work / "notes.txt").write_text("alpha\n")
+    return work
+
+
+def test_earshot_p_streams_a_childs_records_and_counts_its_usage(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    task_call = ToolCallSpec("t1", "task", {"description": "read", "prompt": "read notes.txt"})
+    fake_provider.script(
+        anthropic.tool_calls_turn([task_call]),
+        anthropic.tool_calls_turn([ToolCallSpec("r1", "read", {"path": "notes.txt"})]),
+        anthropic.text_turn("It says alpha."),
+        anthropic.text_turn("The child says alpha."),
+    )
+    done = earshot(fake_provider, repo, "-p", "delegate", "--output-format", "stream-json")
+    assert done.returncode == 0, done.stderr
+    lines = records(done.stdout)
+    child = [(r["type"], r.get("name")) for r in lines if r.get("parent_call_id") == "t1"]
+    assert ("tool_call", "read") in child and ("tool_result", "read") in child
+    assert [r["type"] for r in lines if r.get("parent_call_id") == "t1"].count("usage") == 2
+    result = lines[-1]
+    usage = result["usage"]
+    assert isinstance(usage, dict)
+    assert usage["input_tokens"] == 4 * anthropic.DEFAULT_USAGE.input_tokens
