@@ -49,6 +49,18 @@ class ChildRecord:
     ran: list[str] = field(default_factory=list)
     denied: int = 0
 
+    def note(self, event: AgentEvent) -> None:
+        """Keep what ``event`` (the child's, or a grandchild's) changed or ran."""
+        while isinstance(event, SubagentEvent):
+            event = event.event
+        if not isinstance(event, ToolFinished):
+            return
+        if isinstance(event.display, FileChange):
+            if event.display.path not in self.changed:
+                self.changed.append(event.display.path)
+        elif isinstance(event.display, ShellExit):
+            self.ran.append(event.display.command)
+
     def text(self) -> str:
         lines = [f"[subagent {self.agent}"]
         lines.append(f" changed: {', '.join(self.changed)}" if self.changed else " changed nothing")
@@ -187,14 +199,10 @@ class Subagents:
                             event=event,
                         )
                     )
-                    if isinstance(event, ToolFinished):
-                        if isinstance(event.display, FileChange):
-                            if event.display.path not in record.changed:
-                                record.changed.append(event.display.path)
-                        elif isinstance(event.display, ShellExit):
-                            record.ran.append(event.display.command)
-                    elif isinstance(event, TurnEnded):
+                    if isinstance(event, TurnEnded):
                         ended = event
+                    else:
+                        record.note(event)
             finally:
                 tg.cancel_scope.cancel()
                 # the child's totals: every call it made, also when it was cut short
