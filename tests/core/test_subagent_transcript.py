@@ -76,6 +76,11 @@ async def test_the_childs_transcript_is_kept_shown_under_its_call_and_not_resent
     assert "│ what do the notes say?" in nested and "│ → read" in nested
     assert "│ They name an animal." in nested and "2 model call(s)" in nested
     assert "turns         1 " in shown  # the child's prompt is not a turn of the session
+    assert sessions_cmd.export(session_id, format="markdown", cwd=repo_env) == 0
+    exported = capsys.readouterr().out
+    details = exported.index("<details><summary>subagent general-purpose: read the notes")
+    assert exported.index("**task** `t1`") < details < exported.index("done")
+    assert "### assistant" in exported[details:] and SECRET_OF_THE_NOTES in exported[details:]
     (info,) = SessionStore(repo_env).list()
     assert info.turns == 1 and info.cost_usd == pytest.approx(first_cost)
 

@@ -216,9 +216,18 @@ def _markdown(transcript: Transcript) -> str:
         f"- model: {tree.model() or header.model or '-'}",
         "",
     ]
+    out += _markdown_branch(tree, None, "##")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _markdown_branch(tree: Tree, to: str | None, heading: str) -> list[str]:
+    """The messages of the branch ending at ``to``; under each ``task`` call, the
+    subagent's transcript in a ``<details>`` block, its headings one level deeper."""
+    children = {root.call_id: (root, last) for root, last in tree.subagents(to)}
     fence = "````"
-    for message in history:
-        out += [f"## {message.role}", ""]
+    out: list[str] = []
+    for message in tree.history(to):
+        out += [f"{heading} {message.role}", ""]
         for part in message.parts:
             if isinstance(part, TextPart):
                 out += [part.text, ""]
@@ -236,16 +245,23 @@ def _markdown(transcript: Transcript) -> str:
             elif isinstance(part, ToolCallPart):
                 arguments = msgspec.json.format(msgspec.json.encode(part.input), indent=2).decode()
                 out += [f"**{part.name}** `{part.id}`", "", f"{fence}json", arguments, fence, ""]
+                if part.id in children:
+                    root, last = children[part.id]
+                    summary = f"subagent {root.agent}: {root.description}"
+                    out += [f"<details><summary>{summary}</summary>", ""]
+                    out += _markdown_branch(tree, last, heading + "#")
+                    out += ["</details>", ""]
             elif isinstance(part, ToolResultPart):
                 state = " (error)" if part.is_error else ""
                 text = "\n".join(c.text for c in part.content if isinstance(c, TextPart))
                 out += [f"result of `{part.call_id}`{state}:", "", fence, text, fence, ""]
-    return "\n".join(out).rstrip("\n") + "\n"
+    return out
 
 
 def export(id: str, *, format: str, cwd: Path | None = None, data_dir: Path | None = None) -> int:
-    """Print a session: ``markdown`` (its current branch, for reading) or ``jsonl`` (every
-    readable line, the whole tree, for tools)."""
+    """Print a session: ``markdown`` (its current branch, for reading, with its subagents'
+    transcripts under their ``task`` calls) or ``jsonl`` (every readable line, the whole
+    tree, for tools)."""
     if format not in EXPORT_FORMATS:
         return _fail(f"unknown export format {format!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     store = SessionStore(cwd or Path.cwd(), data_dir)

@@ -34,7 +34,6 @@ from earshot.providers.registry import ProviderSettings
 from earshot.providers.retry import MAX_RETRIES
 from earshot.providers.types import JSONObject, JSONValue
 
-
 MAX_DEPTH = 5
 """The deepest ``subagentDepth``: each level can multiply the calls (and the cost)."""
 
