@@ -22,7 +22,7 @@ from pathlib import Path
 import anyio
 
 from earshot.core.config.agents import BUILTIN_AGENT
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.model import ScriptedModel, call, calls
 from earshot.core.loop.subagent import Subagents
 from earshot.core.permissions import PermissionGate
@@ -53,7 +53,8 @@ async def _turn(cwd: Path, child: bool, store: SessionStore | None) -> float:
     gate = PermissionGate(RuleSet(), "yolo", cwd)
     session = store.create(model="anthropic/m") if store is not None else None
     agent = Agent(
-        target=_target(), tools=list(BUILTIN), cwd=cwd, gate=gate, model=model, transcript=session
+        AgentConfig(target=_target(), tools=list(BUILTIN), cwd=cwd),
+        AgentPorts(gate=gate, model=model, transcript=session),
     )
     children = Subagents(agent, [BUILTIN_AGENT], lambda ref: _target(), transcript=session)
     agent.add_tool(children.tool())

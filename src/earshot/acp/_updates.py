@@ -69,6 +69,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -266,7 +267,7 @@ class Turn:
                 return self._verified(event)
             case TurnEnded():
                 return self._close_open()
-            case TurnStarted() | ModelCallStarted() | SubagentEvent():
+            case TurnStarted() | ModelCallStarted() | SubagentEvent() | ToolProgress():
                 return []
             case _:
                 assert_never(event)

@@ -48,6 +48,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -297,6 +298,7 @@ class HeadlessRenderer:
                 | TextDelta()
                 | ReasoningDelta()
                 | ToolCallStreaming()
+                | ToolProgress()
                 | UserMessageInjected()
                 | CompactionStarted()
                 | TurnEnded()

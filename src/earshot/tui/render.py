@@ -44,6 +44,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -334,7 +335,7 @@ class Feed:
             case ToolCallRequested(call=call, title=title):
                 self._titles[call.id] = title
                 self.activity = f"running {title}"
-            case PermissionDecided():
+            case PermissionDecided() | ToolProgress():
                 pass
             case ToolFinished(result=result, brief=brief, display=display):
                 title = self._titles.pop(result.call_id, result.name)

@@ -10,6 +10,10 @@ a call runs, yields what arrives between the events it yields itself::
 work runs in a separate asyncio task), so the turn's generator can be suspended at any of
 its events safely; when the generator is closed or cancelled early, the work is cancelled.
 Order: every event put before the work returned is yielded before ``during`` ends.
+
+A report that only matters while it is the newest (a running call's progress) is put with
+``put_latest(key, ...)``: a newer one with the same key replaces it before it is yielded, and
+``drop(key)`` withdraws it (the call finished first).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from earshot.core.loop.events import AgentEvent
 class LiveEvents:
     def __init__(self) -> None:
         self._items: deque[AgentEvent] = deque()
+        self._latest: dict[str, AgentEvent] = {}
         self._ready = anyio.Event()
 
     def put(self, event: AgentEvent) -> None:
@@ -33,10 +38,20 @@ class LiveEvents:
         self._items.append(event)
         self._ready.set()
 
+    def put_latest(self, key: str, event: AgentEvent) -> None:
+        """Hand ``event`` over in place of any not yet yielded with the same ``key``."""
+        self._latest[key] = event
+        self._ready.set()
+
+    def drop(self, key: str) -> None:
+        """Withdraw the not yet yielded ``put_latest`` event of ``key``, if any."""
+        self._latest.pop(key, None)
+
     def _take(self) -> list[AgentEvent]:
         self._ready = anyio.Event()
-        taken = list(self._items)
+        taken = [*self._items, *self._latest.values()]
         self._items.clear()
+        self._latest.clear()
         return taken
 
     async def during(self, work: Callable[[], Awaitable[None]]) -> AsyncIterator[AgentEvent]:

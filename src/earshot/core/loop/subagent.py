@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from earshot.core.config.agents import BUILTIN_AGENT, AgentSpec
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.events import AgentEvent, SubagentEvent, ToolFinished, TurnEnded
 from earshot.core.loop.ports import BranchingRecorder
 from earshot.core.tools import task as task_tool
@@ -134,19 +134,23 @@ class Subagents:
             shells=parent.state.shells,
         )
         child = Agent(
-            target=target,
-            tools=tools,
-            cwd=parent.cwd,
-            gate=parent.gate,
-            system=spec.system,
-            undo=parent.undo,
-            approve=parent.approve,
-            ask=parent.ask,
-            model=parent.model,
-            files=parent.files,
-            procs=parent.procs,
-            scope=parent.scope,
-            max_output_tokens=parent.max_output_tokens,
+            AgentConfig(
+                target=target,
+                tools=tools,
+                cwd=parent.cwd,
+                system=spec.system,
+                max_output_tokens=parent.max_output_tokens,
+            ),
+            AgentPorts(
+                gate=parent.gate,
+                model=parent.model,
+                undo=parent.undo,
+                approve=parent.approve,
+                ask=parent.ask,
+                files=parent.files,
+                procs=parent.procs,
+                scope=parent.scope,
+            ),
             state=state,
         )
         run = _Run(call_id=call_id, description=description, spec=spec)
