@@ -18,7 +18,6 @@ Where each part of a ``Target`` comes from, first match wins:
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -250,6 +249,8 @@ def get_provider(provider: str) -> ProviderSpec:
 
 
 def suggest_providers(provider: str, n: int = 3) -> list[str]:
+    import difflib  # only for a name that is not a provider
+
     ids = provider_ids()
     found = difflib.get_close_matches(provider, ids, n=n, cutoff=0.5)
     found += [i for i in ids if provider and (i.startswith(provider) or provider in i)]

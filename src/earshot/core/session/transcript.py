@@ -82,7 +82,9 @@ class TranscriptWriter:
 
     def __init__(self, path: Path, *, header: Header | None = None) -> None:
         """Open ``path`` for appending. With ``header`` the file must not exist yet and the
-        header is written (and fsynced) as its first line."""
+        header is written as its first line; like every line, it is fsynced with the end of
+        the turn (``Session.end_turn``), or by ``write_transcript`` for a whole file, not
+        here: a new session's first model request does not wait for the disk."""
         self.path = path
         flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0)
         if header is not None:
@@ -102,7 +104,6 @@ class TranscriptWriter:
         self._needs_newline = False
         if header is not None:
             self.append(header)
-            self.sync()
         else:
             size = os.fstat(self._fd).st_size
             if size:
