@@ -32,14 +32,16 @@ import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio.to_thread
 
 from earshot.core.session.store import cwd_key
 from earshot.core.session.store import data_dir as default_data_dir
 from earshot.core.undo._git import GitError
-from earshot.core.undo._store import Capture, Commit, SnapshotStore
+
+if TYPE_CHECKING:
+    from earshot.core.undo._store import Capture, Commit, SnapshotStore
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 NO_GIT = "undo is off: git was not found on PATH (install git to enable undo)"
@@ -104,6 +106,9 @@ class Undo:
     def _opened(self) -> SnapshotStore:
         if self._store is None:
             assert self._git is not None
+            # The snapshot store loads with the first snapshot, not with the session.
+            from earshot.core.undo._store import SnapshotStore
+
             self._store = SnapshotStore.for_cwd(
                 self._git, self.store_dir, self.cwd, max_file_bytes=self.max_file_bytes
             )
