@@ -202,12 +202,10 @@ def _build(path: Path, parsed: Parsed) -> Transcript:
         cwd="",
         earshot_version="",
     )
-    tree = Tree()
+    tree, notes = Tree.of(parsed.entries)
     problems = list(parsed.problems)
-    for entry, number in zip(parsed.entries, parsed.line_numbers, strict=True):
-        note = tree.add(entry)
-        if note is not None:
-            problems.append(Problem(number, "orphan", note))
+    numbers = parsed.line_numbers
+    problems += [Problem(numbers[index], "orphan", note) for index, note in notes]
     problems.sort(key=lambda p: p.line)
     return Transcript(
         path=path,
