@@ -307,14 +307,20 @@ def credential_vars() -> frozenset[str]:
     """Every environment variable that holds a credential earshot itself may use: each key
     variable of every provider in the registry, and each cloud's credential variables
     (``credential_env``). Commands earshot runs do not get them."""
-    return frozenset(var.upper() for spec in PROVIDERS for var in (*spec.env, *spec.credential_env))
+    return _CREDENTIAL_VARS
+
+
+_CREDENTIAL_VARS = frozenset(
+    var.upper() for spec in PROVIDERS for var in (*spec.env, *spec.credential_env)
+)
+"""Built once: every command's environment is filtered through it (``is_credential_var``)."""
 
 
 def is_credential_var(name: str) -> bool:
     """A registry key variable, or an ``EARSHOT_*`` variable named like a secret
     (``_KEY``, ``_TOKEN``, ``_SECRET``, ``_PASSWORD``, ``_CREDENTIALS``)."""
     upper = name.upper()
-    if upper in credential_vars():
+    if upper in _CREDENTIAL_VARS:
         return True
     return upper.startswith("EARSHOT_") and upper.endswith(_SECRET_SUFFIXES)
 
