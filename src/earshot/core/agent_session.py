@@ -79,7 +79,7 @@ from earshot.providers import types as pt
 from earshot.providers.catalog import CatalogError, ModelCatalog
 from earshot.providers.effort import EffortChoice, parse_effort
 from earshot.providers.errors import ProviderError
-from earshot.providers.http import Timeouts, TimeoutSettingError
+from earshot.providers.http import Timeouts, TimeoutSettingError, warm_tls
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.target import Target
 
@@ -248,6 +248,7 @@ class AgentSession:
         ref = ref or default_model_ref(settings)
         catalog = load_catalog(settings)
         target = target_for(ref, settings=settings, catalog=catalog)
+        warm_tls(target.base_url)  # the CA bundle loads on another thread meanwhile
         try:
             timeouts = Timeouts.resolve(settings.idle_timeout_ms)
         except TimeoutSettingError as exc:
