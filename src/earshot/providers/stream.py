@@ -93,9 +93,11 @@ async def _race(fn: Callable[[], Awaitable[T]], abort: anyio.Event | None) -> _O
 
 _PROXY_VARS = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 _FIRST_BYTES = 160
-_DRAIN_S = 0.05
+_DRAIN_S = 0.2
 """How long a finished answer's remaining bytes (the end of the chunked body, normally
-already received) are waited for, so its connection can serve the next request."""
+already received) are waited for, so its connection can serve the next request: ample for
+bytes the server sends right after the terminal event (even from a busy machine), short
+beside a model call for a server that holds the body open."""
 _BOM = b"\xef\xbb\xbf"
 
 

@@ -257,6 +257,10 @@ class Agent(AgentCore):
                 await self.record_hook(run)
         turn.denials.extend(batch.denials)
         turn.changed = turn.changed or batch.mutated
+        if batch.mutated and self.undo is not None:
+            # Files changed: a capture another agent sharing this undo (a parallel
+            # subagent) started meanwhile is stale.
+            self.undo.discard()
         await self._append(pt.Message(role="tool", parts=list(batch.results)))
         if self._abort.is_set():
             turn.stop("aborted")
