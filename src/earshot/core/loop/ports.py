@@ -70,6 +70,15 @@ class Gate(Protocol):
 class Snapshotter(Protocol):
     async def snapshot(self, label: str = "") -> str | None: ...
 
+    def prefetch(self) -> None:
+        """A mutating call has begun streaming: start capturing the tree for the batch's
+        snapshot now, while the model still writes it."""
+        ...
+
+    def discard(self) -> None:
+        """Forget a capture ``prefetch`` started that no snapshot used."""
+        ...
+
 
 class Recorder(Protocol):
     """Where the loop records what happened (``core.session.Session``)."""

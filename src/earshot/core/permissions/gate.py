@@ -14,15 +14,20 @@ from __future__ import annotations
 import os
 import posixpath
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from earshot.core.permissions import match as m
-from earshot.core.permissions.decision import Decision, decide
-from earshot.core.permissions.paths import lexical, read_denial, resolved
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
-from earshot.core.permissions.shell import parse_line
-from earshot.core.tools.base import PermissionRequest
 from earshot.core.tools.contract import ScopeContract
-from earshot.core.tools.state import ShellSandbox
+
+if TYPE_CHECKING:
+    from earshot.core.permissions.decision import Decision
+    from earshot.core.tools.base import PermissionRequest
+    from earshot.core.tools.state import ShellSandbox
+
+# The decision order, the bash parser and the path matching load with the first call the
+# gate decides (``check``, ``read_denial``, ``grant_session``), not with the session: a
+# turn that calls no tool (and the first model request of every turn) never needs them.
 
 SESSION = "session"
 
@@ -51,6 +56,8 @@ class PermissionGate:
         contract: once declared, a change outside its paths (a file tool's, or any write of
         a shell line: ``shell_write_targets``) or a declaration that widens them asks in
         every mode but yolo, whatever allowed it."""
+        from earshot.core.permissions.decision import Decision, decide
+
         sandboxed = (
             request.tool == "bash"
             and self.mode in ("auto", "accept-edits")
@@ -90,6 +97,8 @@ class PermissionGate:
         """The deny rule that keeps ``tool`` from reading ``path`` (its text and origin), or
         None: what grep, glob and ls ask about each entry below the directory the gate let
         them into. The same matching as ``check`` (``paths.read_denial``)."""
+        from earshot.core.permissions.paths import lexical, read_denial, resolved
+
         if not self._real_cwd:
             self._real_cwd = resolved(lexical("/", self.cwd.as_posix()))
         rule = read_denial(self.rules, self.cwd, tool, path, real=real, real_cwd=self._real_cwd)
@@ -136,6 +145,8 @@ def session_grants(request: PermissionRequest, cwd: Path) -> list[m.Rule]:
     tool = request.tool
     base = posixpath.normpath(cwd.as_posix())
     if tool == "bash" and request.command is not None:
+        from earshot.core.permissions.shell import parse_line
+
         parsed = parse_line(request.command)
         grants = [
             _grant("Bash", c.text, f"Bash({c.text})") for c in parsed.commands if not c.opaque

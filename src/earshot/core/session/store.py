@@ -270,7 +270,8 @@ class SessionStore:
     # --- opening -------------------------------------------------------------------------
 
     def create(self, *, model: str) -> Session:
-        """A new session file with its header written and fsynced, locked for writing."""
+        """A new session file with its header written (fsynced with the first turn), locked
+        for writing."""
         header = self._header(model=model)
         writer = TranscriptWriter(self.path_for(header.id), header=header)
         transcript = read_transcript(writer.path)

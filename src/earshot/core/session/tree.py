@@ -118,9 +118,25 @@ class Tree:
         self._parent: dict[str, str | None] = {}
         self._children: dict[str | None, list[str]] | None = None  # built when first asked
         self._side: dict[str, str] = {}  # side entry -> the id of its SubagentEntry root
+        self._leaf_path: list[Entry] | None = None
+        """The path from the root to ``leaf``, kept while entries extend it (the common
+        case), so reading the current branch does not walk a long session every time."""
         self.leaf: str | None = None
 
     # --- building ------------------------------------------------------------------------
+
+    @classmethod
+    def of(cls, entries: list[Entry]) -> tuple[Tree, list[tuple[int, str]]]:
+        """A tree of ``entries`` added in order, and the repairs made (the index of the
+        entry and what ``add`` said)."""
+        tree = cls()
+        notes: list[tuple[int, str]] = []
+        add = tree.add
+        for index, entry in enumerate(entries):
+            note = add(entry)
+            if note is not None:
+                notes.append((index, note))
+        return tree, notes
 
     def add(self, entry: Entry) -> str | None:
         """Add ``entry`` as the new leaf. Returns a description of a repair made (a missing
@@ -145,6 +161,12 @@ class Tree:
         elif parent is not None and parent in self._side:
             self._side[entry_id] = self._side[parent]
         else:
+            if self._leaf_path is not None and parent == self.leaf:
+                self._leaf_path.append(entry)
+            elif parent is None:
+                self._leaf_path = [entry]
+            else:
+                self._leaf_path = None  # a new branch: walked again when first asked
             self.leaf = entry_id
         return note
 
@@ -197,11 +219,17 @@ class Tree:
         node = self.leaf if to is None else to
         if node is not None and node not in self._entries:
             raise KeyError(f"no entry {node!r} in this session")
+        current = node == self.leaf
+        if current and self._leaf_path is not None:
+            return list(self._leaf_path)
         out: list[Entry] = []
+        entries, parents = self._entries, self._parent
         while node is not None:
-            out.append(self._entries[node])
-            node = self._parent[node]
+            out.append(entries[node])
+            node = parents[node]
         out.reverse()
+        if current:
+            self._leaf_path = list(out)
         return out
 
     # --- reading a branch ----------------------------------------------------------------
@@ -210,17 +238,18 @@ class Tree:
         path = self.path(to)
         start = 0
         messages: list[Message] = []
-        for index in range(len(path) - 1, -1, -1):
+        kinds = list(map(type, path))  # the last compaction found in C, not entry by entry
+        if CompactionEntry in kinds:
+            index = len(kinds) - 1 - kinds[::-1].index(CompactionEntry)
             cut = path[index]
-            if isinstance(cut, CompactionEntry):
-                messages.extend(cut.preamble)
-                keep = False
-                for entry in path[:index]:
-                    keep = keep or (cut.first_kept is not None and entry.id == cut.first_kept)
-                    if keep and isinstance(entry, MessageEntry):
-                        messages.append(entry.message)
-                start = index + 1
-                break
+            assert isinstance(cut, CompactionEntry)
+            messages.extend(cut.preamble)
+            keep = False
+            for entry in path[:index]:
+                keep = keep or (cut.first_kept is not None and entry.id == cut.first_kept)
+                if keep and isinstance(entry, MessageEntry):
+                    messages.append(entry.message)
+            start = index + 1
         messages.extend(e.message for e in path[start:] if isinstance(e, MessageEntry))
         return pair_tool_results(messages)
 
