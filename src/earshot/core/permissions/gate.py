@@ -120,6 +120,8 @@ def shell_write_targets(command: str) -> tuple[list[Path], list[str]]:
     every write ``shell.parse_line`` finds, ``~`` expanded), and the writes whose place
     cannot be known before the line runs (a computed target, a relative one after a
     ``cd``), each said as "what (why)": those are never inside a scope."""
+    from earshot.core.permissions.shell import parse_line
+
     parsed = parse_line(command)
     paths: list[Path] = []
     unknown: list[str] = []
