@@ -9,6 +9,9 @@ One turn, in the order ``core/loop/events.py`` documents::
     ToolCallRequested         tool_call_update (title, rawInput, locations; a new
                               tool_call when the call was never announced)
     PermissionDecided allow   tool_call_update in_progress (a denial ends as failed below)
+    ToolProgress              tool_call_update in_progress, content: the latest report (a
+                              running command's last lines; "3/10" when only counted),
+                              replaced by the next one and by the result
     ToolFinished              tool_call_update completed | failed, content: the result
                               text, and for a file change (the result's FileChange) the
                               whole old and new text; a TodoList also sends the plan
@@ -66,6 +69,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -243,6 +247,8 @@ class Turn:
                         status="in_progress",
                     )
                 ]
+            case ToolProgress():
+                return self._progress(event)
             case ToolFinished():
                 return self._finished(event)
             case UserMessageInjected():
@@ -335,6 +341,22 @@ class Turn:
             content=content or None,
             locations=_locations(call, self.cwd),
         )
+
+    def _progress(self, event: ToolProgress) -> list[Update]:
+        said = event.message
+        if not said and event.progress is not None:
+            of = f"/{event.total:g}" if event.total is not None else ""
+            said = f"{event.progress:g}{of}"
+        if not said:
+            return []
+        return [
+            ToolCallProgress(
+                session_update="tool_call_update",
+                tool_call_id=event.call_id,
+                status="in_progress",
+                content=result_content(said),
+            )
+        ]
 
     def _finished(self, event: ToolFinished) -> list[Update]:
         result = event.result

@@ -43,6 +43,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -282,6 +283,7 @@ class HeadlessRenderer:
                 | TextDelta()
                 | ReasoningDelta()
                 | ToolCallStreaming()
+                | ToolProgress()
                 | UserMessageInjected()
                 | CompactionStarted()
                 | TurnEnded()

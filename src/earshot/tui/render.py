@@ -8,7 +8,8 @@ shows. Pure functions and one small state machine, testable without a terminal.
                     (collapsed; a diff coloured), notice, turn end
     split_blocks    streamed markdown cut at the last blank line outside a code fence
     Feed            events in, blocks to print out; keeps the live state (the streamed text
-                    not yet printed, the current activity)
+                    not yet printed, the current activity, running calls' latest reports)
+    tail_text       the live view of running calls: each one's last reported lines
     status_text     the status line
 
 Contract: every completed message, tool call and error leaves ``Feed.event`` exactly once,
@@ -21,7 +22,8 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, assert_never
 
@@ -43,6 +45,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -59,6 +62,7 @@ RESULT_LINES = 6
 RESULT_TAIL_LINES = 2
 DIFF_LINES = 40
 LIVE_CHARS = 6000
+TAIL_LINES = 5
 _TRAILING = re.compile(r"[ ]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
 
 
@@ -282,6 +286,12 @@ class Feed:
     expandable: tuple[str, str] | None = None
     """``(title, full text)`` of the last collapsed block (a result, the reasoning):
     what the expand key prints."""
+    tails: dict[str, str] = field(default_factory=dict)
+    """Running calls' latest reports (a command's last lines), by call id, until each
+    call's result is printed."""
+    running_since: float | None = None
+    """When the running tool call started (its elapsed time is what the spinner shows)."""
+    clock: Callable[[], float] = time.monotonic
 
     def event(self, event: AgentEvent) -> list[str]:
         out = self._thought(event)
@@ -333,9 +343,15 @@ class Feed:
             case ToolCallRequested(call=call, title=title):
                 self._titles[call.id] = title
                 self.activity = f"running {title}"
-            case PermissionDecided():
-                pass
+            case PermissionDecided(outcome=outcome):
+                if outcome == "allow" and self.running_since is None:
+                    self.running_since = self.clock()
+            case ToolProgress(call_id=call_id) as progress:
+                if call_id in self._titles:
+                    self.tails[call_id] = progress_text(progress)
             case ToolFinished(result=result, brief=brief, display=display):
+                self.tails.pop(result.call_id, None)
+                self.running_since = None
                 title = self._titles.pop(result.call_id, result.name)
                 diff = display.diff if isinstance(display, FileChange) else ""
                 self.expandable = (title, result_text(result))
@@ -384,6 +400,8 @@ class Feed:
                 self.live = ""
                 self.activity = ""
                 self._titles.clear()
+                self.tails.clear()
+                self.running_since = None
                 self.last_cost = ended.total_cost_usd
                 line = turn_end_line(ended)
                 if line:
@@ -423,6 +441,26 @@ def turn_end_line(ended: TurnEnded) -> str:
             return "the answer hit the model's output limit"
         case "refusal":
             return "the model refused"
+
+
+def progress_text(progress: ToolProgress) -> str:
+    """A report as the live view shows it: ``[3/10] message``, or the message alone."""
+    count = ""
+    if progress.progress is not None:
+        of = f"/{progress.total:g}" if progress.total is not None else ""
+        count = f"[{progress.progress:g}{of}]"
+    return " ".join(part for part in (count, progress.message) if part)
+
+
+def tail_text(tails: Sequence[str], width: int, lines: int = TAIL_LINES) -> str:
+    """Running calls' latest reports, the last ``lines`` lines of each, under a ``⎿``
+    like a printed result's, each line cut to the width (so the region never wraps)."""
+    rows: list[str] = []
+    for tail in tails:
+        for row in tail.splitlines()[-lines:]:
+            lead = "  ⎿ " if not rows else "    "
+            rows.append(lead + row.expandtabs(8)[: max(10, width - 5)])
+    return "\n".join(rows)
 
 
 def live_lines(p: Painter, text: str, height: int) -> str:
@@ -471,9 +509,11 @@ __all__ = [
     "live_lines",
     "message_text",
     "notice_block",
+    "progress_text",
     "shown_result",
     "split_blocks",
     "status_text",
+    "tail_text",
     "thinking_block",
     "tool_block",
     "turn_end_line",

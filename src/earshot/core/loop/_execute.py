@@ -6,10 +6,13 @@ an allowed mutating call first runs the pending group (concurrently), then takes
 snapshot (once per batch), then runs alone. ``ToolFinished`` events leave in emission
 order as soon as a call and every call before it have results. An abort cancels what runs
 and gives every call without a result an "interrupted" one: every call gets exactly one.
+While a group runs, what its calls report through ``ToolContext.progress`` leaves as
+``ToolProgress`` events (the latest per call; never after the call's ``ToolFinished``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +20,7 @@ from typing import TypeVar
 
 import anyio
 
-from earshot._base.aio import race
+from earshot._base.aio import Latest, alongside, race
 from earshot._base.json import JSONObject
 from earshot.core.extend.hooks import HookOutcome, HookRun, Hooks
 from earshot.core.loop.approvals import ApprovalRequest, ApproveFn
@@ -28,6 +31,7 @@ from earshot.core.loop.events import (
     PermissionDenial,
     ToolCallRequested,
     ToolFinished,
+    ToolProgress,
     denial,
 )
 from earshot.core.loop.ports import Gate, Snapshotter
@@ -103,6 +107,7 @@ class ToolBatch:
     hook_runs: list[HookRun] = field(default_factory=list)
     """Every hook run of the batch, for the transcript."""
     _hook_events: list[AgentEvent] = field(default_factory=list)
+    _reports: Latest[str, ToolProgress] = field(default_factory=Latest)
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -122,7 +127,7 @@ class ToolBatch:
                 yield ToolCallRequested(call=call, read_only=True, title=call.name)
                 continue
             try:
-                prepared = tool.prepare(call.input, self.ctx)
+                prepared = tool.prepare(call.input, self._call_context(call.id))
             except ToolError as exc:
                 slot.result = _error_part(call, exc.message)
                 slot.brief = exc.brief
@@ -177,7 +182,8 @@ class ToolBatch:
             if tool.read_only:
                 pending.append((slot, prepared))
                 continue
-            await self._run_group(pending)
+            async for event in self._run_group(pending):
+                yield event
             pending = []
             for event in self._flush(slots):
                 yield event
@@ -188,11 +194,13 @@ class ToolBatch:
                     await self.undo.snapshot(label[:200])
                 except Exception as exc:  # undo must never cost the user their turn
                     yield Notice(level="warning", message=f"undo snapshot failed: {exc}")
-            await self._run_group([(slot, prepared)])
+            async for event in self._run_group([(slot, prepared)]):
+                yield event
             self.mutated = True
             for event in self._flush(slots):
                 yield event
-        await self._run_group(pending)
+        async for event in self._run_group(pending):
+            yield event
         for slot in slots:
             if slot.result is None:
                 slot.result = _error_part(
@@ -228,15 +236,37 @@ class ToolBatch:
         why = f": {answer.reason}" if answer.reason else ""
         return "deny", f"the user denied this call{why}"
 
-    async def _run_group(self, group: list[tuple[_Slot, PreparedCall]]) -> None:
+    def _call_context(self, call_id: str) -> ToolContext:
+        """The batch's context, with ``progress`` reporting for ``call_id``."""
+
+        def report(message: str, progress: float | None, total: float | None) -> None:
+            update = ToolProgress(call_id=call_id, message=message, progress=progress, total=total)
+            self._reports.put(call_id, update)
+
+        return dataclasses.replace(self.ctx, progress=report)
+
+    async def _run_group(
+        self, group: list[tuple[_Slot, PreparedCall]]
+    ) -> AsyncIterator[ToolProgress]:
+        """Run ``group`` (concurrently when it has more than one call), yielding what the
+        calls report as they run."""
         if not group:
             return
-        if len(group) == 1:
-            await self._run_one(*group[0])
-            return
-        async with anyio.create_task_group() as tg:
-            for slot, prepared in group:
-                tg.start_soon(self._run_one, slot, prepared)
+
+        async def run_all() -> None:
+            if len(group) == 1:
+                await self._run_one(*group[0])
+                return
+            async with anyio.create_task_group() as tg:
+                for slot, prepared in group:
+                    tg.start_soon(self._run_one, slot, prepared)
+
+        slots = {slot.call.id: slot for slot, _ in group}
+        self._reports.take()
+        async for update in alongside(run_all, self._reports):
+            slot = slots.get(update.call_id)
+            if slot is not None and slot.result is None:
+                yield update
 
     async def _run_one(self, slot: _Slot, prepared: PreparedCall) -> None:
         start = time.perf_counter()

@@ -8,6 +8,10 @@ One ``Agent.run_turn`` yields, in order::
       AssistantMessage                                     the completed model call (+ usage, cost)
       ( ToolCallRequested PermissionDecided ToolFinished )* one group per tool call, results in
                                                            emission order
+      ToolProgress*                                        while an allowed call runs (between
+                                                           its PermissionDecided and its
+                                                           ToolFinished): an MCP server's
+                                                           progress, a command's last lines
       UserMessageInjected*                                 steering, between model calls
     )+
     CompactionStarted CompactionEnded                      before a model call, when the
@@ -124,6 +128,21 @@ class ToolFinished(msgspec.Struct, tag="tool_finished", frozen=True, kw_only=Tru
     display: Display = None
 
 
+class ToolProgress(msgspec.Struct, tag="tool_progress", frozen=True, kw_only=True):
+    """A running call's latest progress, sent between its ``PermissionDecided`` and its
+    ``ToolFinished`` (never after). ``message`` is a line of status (an MCP server's
+    progress message, the last lines of a running command; may be empty); ``progress`` of
+    ``total`` is how far it got (``total`` None when the tool does not know it; both None
+    when it only has a message). Each one replaces the call's previous one: a front-end
+    shows the latest and forgets it when the call finishes. Calls report at their own pace;
+    the loop drops reports when its consumer falls far behind, so none is load-bearing."""
+
+    call_id: str
+    message: str = ""
+    progress: float | None = None
+    total: float | None = None
+
+
 class UserMessageInjected(msgspec.Struct, tag="user_message_injected", frozen=True, kw_only=True):
     """A queued (steering) message, appended between two model calls."""
 
@@ -216,6 +235,7 @@ AgentEvent: TypeAlias = (
     | ToolCallRequested
     | PermissionDecided
     | ToolFinished
+    | ToolProgress
     | UserMessageInjected
     | CompactionStarted
     | CompactionEnded
@@ -257,6 +277,7 @@ __all__ = [
     "ToolCallRequested",
     "ToolCallStreaming",
     "ToolFinished",
+    "ToolProgress",
     "TurnEnded",
     "TurnStarted",
     "UserMessageInjected",

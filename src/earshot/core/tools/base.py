@@ -5,7 +5,8 @@
     Tool              name, description, input type (a msgspec Struct), read_only,
                       execute(args, ctx) -> ToolResult, permission(args, ctx) -> PermissionRequest
     define_tool(...)  builds a Tool; refuses a mutating tool with no permission()
-    ToolContext       cwd, injected FileOps and ProcessOps, the session's ToolState, abort, ask
+    ToolContext       cwd, injected FileOps and ProcessOps, the session's ToolState, abort, ask,
+                      progress (how a running call reports: the loop sends it as ToolProgress)
     ToolResult        content for the model (text and images), is_error, a brief for the UI,
                       and what front-ends show (``display``: a tagged union, see display.py)
     ToolError         raised by execute: ``message`` is for the model (say what to do instead),
@@ -70,6 +71,11 @@ AskFn = Callable[[Question], Awaitable[str | None]]
 SpawnFn = Callable[[str, str, "str | None"], Awaitable["ToolResult"]]
 """Run a subagent: (description, prompt, agent name or None) -> the child's result."""
 
+ProgressFn = Callable[[str, float | None, float | None], None]
+"""Report how a running call is doing: ``(message, progress, total)``. It never waits and
+never fails; each report replaces the call's previous one (a front-end shows the latest),
+so a tool may report often, but a few times a second is all anyone sees."""
+
 EscalateFn = Callable[[PermissionRequest, str], Awaitable[bool]]
 """Ask a person whether ``request`` may run outside the OS sandbox (the text says why it
 seems to need to); True only when they allowed it."""
@@ -105,6 +111,9 @@ class ToolContext:
     """The session's scope contract (the gate's; shared with every subagent)."""
     spawn: SpawnFn | None = None
     """Runs a subagent (``task``); None where no more nesting is allowed."""
+    progress: ProgressFn | None = None
+    """Where the running call reports progress (bound to the call by the loop); None
+    where nobody listens."""
 
     def resolve(self, path: str) -> Path:
         """``path`` as an absolute path; relative paths are relative to the cwd, ``~``
@@ -342,6 +351,7 @@ __all__ = [
     "PermissionKind",
     "PermissionRequest",
     "PreparedCall",
+    "ProgressFn",
     "Question",
     "ReadGuard",
     "SpawnFn",
