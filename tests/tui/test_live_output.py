@@ -7,6 +7,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from earshot.core.loop.events import (
+    PermissionDecided,
+    ToolCallRequested,
+    ToolFinished,
+    ToolProgress,
+)
+from earshot.providers import types as pt
+from earshot.tui.render import Feed, Painter, tail_text
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
 from tests.tui.terminal import MODEL, Terminal, earshot_env
 
@@ -44,3 +52,20 @@ def test_a_running_command_shows_its_output_live(
         assert text.index("● bash") < text.index("SECOND-LIVE") < text.index("Both ran.")
         assert "⎿ FIRST-LIVE\n    SECOND-LIVE" in text
         assert term.exit() == 0
+
+
+def test_output_goes_in_the_tail_and_a_count_on_the_activity_line() -> None:
+    feed = Feed(Painter(60, color=False), clock=lambda: 100.0)
+    call = pt.ToolCallPart(id="c1", name="bash", input={})
+    feed.event(ToolCallRequested(call=call, read_only=False, title="bash: make"))
+    feed.event(PermissionDecided(call_id="c1", tool="bash", outcome="allow", reason="ok"))
+    assert feed.running_since == 100.0
+    feed.event(ToolProgress(call_id="c1", message="cc a.c\n\tcc b.c\ncc c.c"))
+    assert feed.activity == "running bash: make"
+    shown = tail_text(list(feed.tails.values()), 60, lines=2)
+    assert shown == "  ⎿         cc b.c\n    cc c.c"  # last lines, tabs expanded
+    feed.event(ToolProgress(call_id="c1", message="linking", progress=3, total=4))
+    assert feed.activity == "running bash: make · linking (3/4)"
+    result = pt.ToolResultPart(call_id="c1", name="bash", content=[])
+    feed.event(ToolFinished(result=result, brief="make (exit 0)", duration_ms=5.0))
+    assert feed.tails == {} and feed.running_since is None

@@ -1,5 +1,4 @@
-"""``race``: await something until it finishes or an abort event is set. ``alongside``:
-await something while handing out what it reports (``Latest``) as it goes.
+"""``race``: await something until it finishes or an abort event is set.
 
 The one implementation of "abortable await" that the stream driver, the tool batch and the
 tools share. The awaited work runs in a task group with a watcher; whichever ends first
@@ -10,14 +9,12 @@ group.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
-from typing import Generic, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import anyio
 
 T = TypeVar("T")
-K = TypeVar("K", bound=Hashable)
 
 
 async def race(fn: Callable[[], Awaitable[T]], abort: anyio.Event | None) -> tuple[T | None, bool]:
@@ -50,56 +47,4 @@ async def race(fn: Callable[[], Awaitable[T]], abort: anyio.Event | None) -> tup
     return None, True
 
 
-class Latest(Generic[K, T]):
-    """The latest report per key, not yet taken: a producer never waits and nothing piles
-    up when the consumer is slow (a newer report replaces an older one of the same key)."""
-
-    def __init__(self) -> None:
-        self._items: dict[K, T] = {}
-        self._wake = asyncio.Event()
-
-    def put(self, key: K, item: T) -> None:
-        self._items.pop(key, None)
-        self._items[key] = item
-        self._wake.set()
-
-    def take(self) -> list[T]:
-        """The reports put since the last take, oldest key first."""
-        items = list(self._items.values())
-        self._items.clear()
-        self._wake.clear()
-        return items
-
-    async def wait(self) -> None:
-        await self._wake.wait()
-
-
-async def alongside(work: Callable[[], Awaitable[None]], reports: Latest[K, T]) -> AsyncIterator[T]:
-    """Run ``work()`` to its end, yielding what it puts in ``reports`` meanwhile (what is
-    left when it ends is dropped: it is out of date). Exceptions from the work propagate.
-
-    The work runs in a task of its own, not in a task group around the ``yield``: a cancel
-    scope held across a generator's yield breaks when the consumer stops early or is
-    cancelled. Closing the generator (or cancelling its consumer) cancels the work and
-    waits for it, so nothing it started outlives it."""
-    task = asyncio.ensure_future(work())
-    try:
-        while not task.done():
-            waiter = asyncio.ensure_future(reports.wait())
-            try:
-                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                waiter.cancel()
-            if task.done():
-                break
-            for item in reports.take():
-                yield item
-        task.result()
-    finally:
-        if not task.done():
-            task.cancel()
-            with anyio.CancelScope(shield=True):
-                await asyncio.wait({task})
-
-
-__all__ = ["Latest", "alongside", "race"]
+__all__ = ["race"]

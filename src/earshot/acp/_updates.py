@@ -9,9 +9,10 @@ One turn, in the order ``core/loop/events.py`` documents::
     ToolCallRequested         tool_call_update (title, rawInput, locations; a new
                               tool_call when the call was never announced)
     PermissionDecided allow   tool_call_update in_progress (a denial ends as failed below)
-    ToolProgress              tool_call_update in_progress, content: the latest report (a
-                              running command's last lines; "3/10" when only counted),
-                              replaced by the next one and by the result
+    ToolProgress              tool_call_update in_progress, content: the progress as one
+                              line ("step 2 of 5 (2/5)"), or a running command's last
+                              lines (the result's content replaces it), _meta.earshot:
+                              {progress, total} when the tool gave them
     ToolFinished              tool_call_update completed | failed, content: the result
                               text, and for a file change (the result's FileChange) the
                               whole old and new text; a TodoList also sends the plan
@@ -74,6 +75,7 @@ from earshot.core.loop.events import (
     TurnStarted,
     UserMessageInjected,
     VerificationRan,
+    progress_text,
     result_text,
 )
 from earshot.core.tools.display import FileChange, ScopeView, TodoList
@@ -247,8 +249,6 @@ class Turn:
                         status="in_progress",
                     )
                 ]
-            case ToolProgress():
-                return self._progress(event)
             case ToolFinished():
                 return self._finished(event)
             case UserMessageInjected():
@@ -269,6 +269,8 @@ class Turn:
                 return self._verified(event)
             case TurnEnded():
                 return self._close_open()
+            case ToolProgress():
+                return self._progress(event)
             case TurnStarted() | ModelCallStarted():
                 return []
             case _:
@@ -342,22 +344,6 @@ class Turn:
             locations=_locations(call, self.cwd),
         )
 
-    def _progress(self, event: ToolProgress) -> list[Update]:
-        said = event.message
-        if not said and event.progress is not None:
-            of = f"/{event.total:g}" if event.total is not None else ""
-            said = f"{event.progress:g}{of}"
-        if not said:
-            return []
-        return [
-            ToolCallProgress(
-                session_update="tool_call_update",
-                tool_call_id=event.call_id,
-                status="in_progress",
-                content=result_content(said),
-            )
-        ]
-
     def _finished(self, event: ToolFinished) -> list[Update]:
         result = event.result
         self.open.pop(result.call_id, None)
@@ -382,6 +368,24 @@ class Turn:
         if isinstance(display, ScopeView) and not result.is_error:
             updates.append(scope_plan(display))
         return updates
+
+    def _progress(self, event: ToolProgress) -> list[Update]:
+        if event.call_id not in self.open:
+            return []
+        # output (a message with no count: a command's last lines) keeps its lines
+        line = event.message.strip("\n") if event.progress is None else progress_text(event)
+        meta: dict[str, object] | None = None
+        if event.progress is not None:
+            meta = {"earshot": {"progress": event.progress, "total": event.total}}
+        return [
+            ToolCallProgress(
+                session_update="tool_call_update",
+                tool_call_id=event.call_id,
+                status="in_progress",
+                content=result_content(line) or None,
+                field_meta=meta,
+            )
+        ]
 
     def _close_open(self) -> list[Update]:
         updates: list[Update] = [

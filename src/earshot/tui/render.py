@@ -9,7 +9,7 @@ shows. Pure functions and one small state machine, testable without a terminal.
     split_blocks    streamed markdown cut at the last blank line outside a code fence
     Feed            events in, blocks to print out; keeps the live state (the streamed text
                     not yet printed, the current activity, running calls' latest reports)
-    tail_text       the live view of running calls: each one's last reported lines
+    tail_text       the live view of running calls: each one's last lines of output
     status_text     the status line
 
 Contract: every completed message, tool call and error leaves ``Feed.event`` exactly once,
@@ -50,6 +50,7 @@ from earshot.core.loop.events import (
     TurnStarted,
     UserMessageInjected,
     VerificationRan,
+    progress_text,
     result_text,
 )
 from earshot.core.tools.display import FileChange
@@ -287,8 +288,9 @@ class Feed:
     """``(title, full text)`` of the last collapsed block (a result, the reasoning):
     what the expand key prints."""
     tails: dict[str, str] = field(default_factory=dict)
-    """Running calls' latest reports (a command's last lines), by call id, until each
-    call's result is printed."""
+    """Running calls' latest output (a report with a message and no count: a command's
+    last lines), by call id, until each call's result is printed. A report with a count
+    goes on the activity line instead: ``running TITLE · message (3/10)``."""
     running_since: float | None = None
     """When the running tool call started (its elapsed time is what the spinner shows)."""
     clock: Callable[[], float] = time.monotonic
@@ -346,9 +348,14 @@ class Feed:
             case PermissionDecided(outcome=outcome):
                 if outcome == "allow" and self.running_since is None:
                     self.running_since = self.clock()
-            case ToolProgress(call_id=call_id) as progress:
-                if call_id in self._titles:
-                    self.tails[call_id] = progress_text(progress)
+            case ToolProgress(call_id=call_id, message=message, progress=None, total=None):
+                if call_id in self._titles and message.strip():  # output: the tail shows it
+                    self.tails[call_id] = message
+            case ToolProgress(call_id=call_id):
+                running = self._titles.get(call_id)
+                if running is not None:  # a count: the activity line shows it
+                    shown = progress_text(event)
+                    self.activity = f"running {running}" + (f" · {shown}" if shown else "")
             case ToolFinished(result=result, brief=brief, display=display):
                 self.tails.pop(result.call_id, None)
                 self.running_since = None
@@ -443,17 +450,8 @@ def turn_end_line(ended: TurnEnded) -> str:
             return "the model refused"
 
 
-def progress_text(progress: ToolProgress) -> str:
-    """A report as the live view shows it: ``[3/10] message``, or the message alone."""
-    count = ""
-    if progress.progress is not None:
-        of = f"/{progress.total:g}" if progress.total is not None else ""
-        count = f"[{progress.progress:g}{of}]"
-    return " ".join(part for part in (count, progress.message) if part)
-
-
 def tail_text(tails: Sequence[str], width: int, lines: int = TAIL_LINES) -> str:
-    """Running calls' latest reports, the last ``lines`` lines of each, under a ``⎿``
+    """Running calls' latest output, the last ``lines`` lines of each, under a ``⎿``
     like a printed result's, each line cut to the width (so the region never wraps)."""
     rows: list[str] = []
     for tail in tails:
@@ -509,7 +507,6 @@ __all__ = [
     "live_lines",
     "message_text",
     "notice_block",
-    "progress_text",
     "shown_result",
     "split_blocks",
     "status_text",

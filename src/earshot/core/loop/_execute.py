@@ -6,21 +6,24 @@ an allowed mutating call first runs the pending group (concurrently), then takes
 snapshot (once per batch), then runs alone. ``ToolFinished`` events leave in emission
 order as soon as a call and every call before it have results. An abort cancels what runs
 and gives every call without a result an "interrupted" one: every call gets exactly one.
-While a group runs, what its calls report through ``ToolContext.progress`` leaves as
-``ToolProgress`` events (the latest per call; never after the call's ``ToolFinished``).
+
+Each call gets a context of its own whose ``progress`` reports become ``ToolProgress``
+events while calls run: the group runs in a task, and the batch yields the latest report
+of each running call as it comes (a report that is overtaken before it is yielded is
+dropped; a report made after its call finished is never sent).
 """
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import anyio
 
-from earshot._base.aio import Latest, alongside, race
+from earshot._base.aio import race
 from earshot._base.json import JSONObject
 from earshot.core.extend.hooks import HookOutcome, HookRun, Hooks
 from earshot.core.loop.approvals import ApprovalRequest, ApproveFn
@@ -39,6 +42,7 @@ from earshot.core.tools.base import (
     AnyTool,
     PermissionRequest,
     PreparedCall,
+    ProgressFn,
     ToolContext,
     ToolError,
     ToolResult,
@@ -107,7 +111,10 @@ class ToolBatch:
     hook_runs: list[HookRun] = field(default_factory=list)
     """Every hook run of the batch, for the transcript."""
     _hook_events: list[AgentEvent] = field(default_factory=list)
-    _reports: Latest[str, ToolProgress] = field(default_factory=Latest)
+    _latest: dict[str, ToolProgress] = field(default_factory=dict)
+    """The latest unsent progress report of each running call."""
+    _running_ids: set[str] = field(default_factory=set)
+    _wake: asyncio.Event | None = None
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -127,7 +134,7 @@ class ToolBatch:
                 yield ToolCallRequested(call=call, read_only=True, title=call.name)
                 continue
             try:
-                prepared = tool.prepare(call.input, self._call_context(call.id))
+                prepared = tool.prepare(call.input, self._context_for(call.id))
             except ToolError as exc:
                 slot.result = _error_part(call, exc.message)
                 slot.brief = exc.brief
@@ -182,7 +189,7 @@ class ToolBatch:
             if tool.read_only:
                 pending.append((slot, prepared))
                 continue
-            async for event in self._run_group(pending):
+            async for event in self._running(pending):
                 yield event
             pending = []
             for event in self._flush(slots):
@@ -194,12 +201,12 @@ class ToolBatch:
                     await self.undo.snapshot(label[:200])
                 except Exception as exc:  # undo must never cost the user their turn
                     yield Notice(level="warning", message=f"undo snapshot failed: {exc}")
-            async for event in self._run_group([(slot, prepared)]):
+            async for event in self._running([(slot, prepared)]):
                 yield event
             self.mutated = True
             for event in self._flush(slots):
                 yield event
-        async for event in self._run_group(pending):
+        async for event in self._running(pending):
             yield event
         for slot in slots:
             if slot.result is None:
@@ -236,37 +243,66 @@ class ToolBatch:
         why = f": {answer.reason}" if answer.reason else ""
         return "deny", f"the user denied this call{why}"
 
-    def _call_context(self, call_id: str) -> ToolContext:
-        """The batch's context, with ``progress`` reporting for ``call_id``."""
+    def _context_for(self, call_id: str) -> ToolContext:
+        return replace(self.ctx, progress=self._reporter(call_id))
 
-        def report(message: str, progress: float | None, total: float | None) -> None:
-            update = ToolProgress(call_id=call_id, message=message, progress=progress, total=total)
-            self._reports.put(call_id, update)
+    def _reporter(self, call_id: str) -> ProgressFn:
+        def report(
+            message: str = "", progress: float | None = None, total: float | None = None
+        ) -> None:
+            if call_id not in self._running_ids:
+                return
+            self._latest[call_id] = ToolProgress(
+                call_id=call_id, message=message, progress=progress, total=total
+            )
+            if self._wake is not None:
+                self._wake.set()
 
-        return dataclasses.replace(self.ctx, progress=report)
+        return report
 
-    async def _run_group(
-        self, group: list[tuple[_Slot, PreparedCall]]
-    ) -> AsyncIterator[ToolProgress]:
-        """Run ``group`` (concurrently when it has more than one call), yielding what the
-        calls report as they run."""
+    async def _running(self, group: list[tuple[_Slot, PreparedCall]]) -> AsyncIterator[AgentEvent]:
+        """Run ``group``, yielding the calls' progress reports while it runs."""
         if not group:
             return
+        self._running_ids.update(slot.call.id for slot, _ in group)
+        wake = self._wake = asyncio.Event()
+        task = asyncio.ensure_future(self._run_group(group))
+        try:
+            while True:
+                wake.clear()
+                if self._latest:
+                    reports = list(self._latest.values())
+                    self._latest.clear()
+                    for report in reports:
+                        if report.call_id in self._running_ids:
+                            yield report
+                    continue
+                if task.done():
+                    break
+                waiter = asyncio.ensure_future(wake.wait())
+                try:
+                    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    waiter.cancel()
+        except BaseException:
+            task.cancel()
+            await asyncio.wait({task})
+            raise
+        finally:
+            self._wake = None
+            self._running_ids.difference_update(slot.call.id for slot, _ in group)
+            self._latest.clear()
+        await task
 
-        async def run_all() -> None:
-            if len(group) == 1:
-                await self._run_one(*group[0])
-                return
-            async with anyio.create_task_group() as tg:
-                for slot, prepared in group:
-                    tg.start_soon(self._run_one, slot, prepared)
-
-        slots = {slot.call.id: slot for slot, _ in group}
-        self._reports.take()
-        async for update in alongside(run_all, self._reports):
-            slot = slots.get(update.call_id)
-            if slot is not None and slot.result is None:
-                yield update
+    async def _run_group(self, group: list[tuple[_Slot, PreparedCall]]) -> None:
+        if not group:
+            return
+        if len(group) == 1:
+            await self._run_one(*group[0])
+            return
+        async with anyio.create_task_group() as tg:
+            for slot, prepared in group:
+                tg.start_soon(self._run_one, slot, prepared)
 
     async def _run_one(self, slot: _Slot, prepared: PreparedCall) -> None:
         start = time.perf_counter()
@@ -279,6 +315,8 @@ class ToolBatch:
             text = f"{call.name} failed: {type(exc).__name__}: {exc}"
             result, aborted = ToolResult.error(text, brief="tool failed"), False
         slot.duration_ms = (time.perf_counter() - start) * 1000.0
+        self._running_ids.discard(call.id)
+        self._latest.pop(call.id, None)
         if aborted or result is None:
             slot.result = _error_part(call, "interrupted by the user while running")
             slot.brief = "interrupted"

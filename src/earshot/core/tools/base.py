@@ -6,7 +6,7 @@
                       execute(args, ctx) -> ToolResult, permission(args, ctx) -> PermissionRequest
     define_tool(...)  builds a Tool; refuses a mutating tool with no permission()
     ToolContext       cwd, injected FileOps and ProcessOps, the session's ToolState, abort, ask,
-                      progress (how a running call reports: the loop sends it as ToolProgress)
+                      progress (report how a running call is going: a ToolProgress event)
     ToolResult        content for the model (text and images), is_error, a brief for the UI,
                       and what front-ends show (``display``: a tagged union, see display.py)
     ToolError         raised by execute: ``message`` is for the model (say what to do instead),
@@ -71,14 +71,26 @@ AskFn = Callable[[Question], Awaitable[str | None]]
 SpawnFn = Callable[[str, str, "str | None"], Awaitable["ToolResult"]]
 """Run a subagent: (description, prompt, agent name or None) -> the child's result."""
 
-ProgressFn = Callable[[str, float | None, float | None], None]
-"""Report how a running call is doing: ``(message, progress, total)``. It never waits and
-never fails; each report replaces the call's previous one (a front-end shows the latest),
-so a tool may report often, but a few times a second is all anyone sees."""
-
 EscalateFn = Callable[[PermissionRequest, str], Awaitable[bool]]
 """Ask a person whether ``request`` may run outside the OS sandbox (the text says why it
 seems to need to); True only when they allowed it."""
+
+
+class ProgressFn(Protocol):
+    """Report how a running call is going: a status ``message`` and/or ``progress`` of
+    ``total`` (None when unknown). Never blocks; call it from the event loop's thread. The
+    loop sends the latest report of each call as a ``ToolProgress`` event while the call
+    runs and drops reports made after it finished."""
+
+    def __call__(
+        self, message: str = "", progress: float | None = None, total: float | None = None
+    ) -> None: ...
+
+
+def no_progress(
+    message: str = "", progress: float | None = None, total: float | None = None
+) -> None:
+    """The ``progress`` of a context nobody listens to."""
 
 
 class ReadGuard(Protocol):
@@ -111,9 +123,9 @@ class ToolContext:
     """The session's scope contract (the gate's; shared with every subagent)."""
     spawn: SpawnFn | None = None
     """Runs a subagent (``task``); None where no more nesting is allowed."""
-    progress: ProgressFn | None = None
-    """Where the running call reports progress (bound to the call by the loop); None
-    where nobody listens."""
+    progress: ProgressFn = no_progress
+    """This call's progress reporter: the tool batch gives each call a context of its own
+    whose reports become that call's ``ToolProgress`` events."""
 
     def resolve(self, path: str) -> Path:
         """``path`` as an absolute path; relative paths are relative to the cwd, ``~``
@@ -361,4 +373,5 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "define_tool",
+    "no_progress",
 ]

@@ -40,6 +40,7 @@ from earshot.core.tools.base import (
     ToolError,
     ToolResult,
     define_tool,
+    no_progress,
 )
 from earshot.core.tools.display import ShellExit, ShellStatus
 from earshot.providers.types import TextPart
@@ -225,7 +226,7 @@ async def _supervise(
     reporting = anyio.CancelScope()
     async with anyio.create_task_group() as readers:
         readers.start_soon(pump_output, process, collected.append)
-        if ctx.progress is not None:
+        if ctx.progress is not no_progress:
             readers.start_soon(_report, collected, ctx.progress, reporting)
         outcome = await _wait(process, timeout_s, ctx.abort)
         reporting.cancel()
