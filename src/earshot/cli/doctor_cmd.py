@@ -208,14 +208,14 @@ def _sandbox(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
 
 
 def _reachable(cwd: Path, providers: list[JSONValue]) -> tuple[list[JSONValue], list[str]]:
-    """Each provider with a key (and each whose base URL variable is set) that has a base
-    URL: whether it answers there. An unreachable one is a warning (the network may be
+    """Each provider with a key (and each whose base URL variable is set; a cloud only
+    then) that has a base URL: whether it answers there. An unreachable one is a warning (the network may be
     down for a while), naming the URL."""
     import anyio
 
     from earshot.core.config.settings import SettingsError, load_settings
     from earshot.providers.reach import Reached, reach
-    from earshot.providers.registry import PROVIDERS, base_url_for
+    from earshot.providers.registry import CLOUD_PROVIDERS, PROVIDERS, base_url_for
 
     try:
         settings = load_settings(cwd)
@@ -225,7 +225,8 @@ def _reachable(cwd: Path, providers: list[JSONValue]) -> tuple[list[JSONValue], 
     targets: list[tuple[str, str]] = []
     for spec in PROVIDERS:
         named = any(os.environ.get(var) for var in spec.base_url_vars)
-        if spec.id not in keyed and not named:
+        # a cloud's endpoint depends on its region or resource: only the one named is tried
+        if not named and (spec.id not in keyed or spec.id in CLOUD_PROVIDERS):
             continue
         url = base_url_for(spec, os.environ, settings.provider(spec.id))
         if url:

@@ -143,11 +143,14 @@ def _model_record(info: ModelInfo) -> JSONObject:
 
 
 def _short_tokens(n: int) -> str:
-    """``200k``, ``1M``, ``1.05M``, ``-``."""
+    """``200k``, ``8k`` (8,192), ``1M``, ``1.05M``, ``-``: the table's width; the detail
+    view and JSON give the exact number."""
     if n <= 0:
         return "-"
     if n >= 1_000_000:
         return f"{n / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
+    if n % 1024 == 0:
+        return f"{n // 1024}k"
     if n >= 1000:
         return f"{n / 1000:.1f}".rstrip("0").rstrip(".") + "k"
     return str(n)
