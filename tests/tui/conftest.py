@@ -12,6 +12,7 @@ collect_ignore = (
         "test_commands.py",
         "test_render_cost.py",
         "test_live_output.py",
+        "test_glitches.py",
     ]
     if sys.platform == "win32"
     else []

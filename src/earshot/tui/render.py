@@ -25,10 +25,12 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, assert_never
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, assert_never
 
-from rich.console import Console, RenderableType
-from rich.markdown import Markdown
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
+from rich.markdown import CodeBlock, Heading, Markdown, MarkdownElement
+from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -92,8 +94,32 @@ class Painter:
         return _TRAILING.sub(r"\1", buf.getvalue())
 
 
+class _Heading(Heading):
+    """Every heading level left-aligned (Rich centres ``#`` across the whole width)."""
+
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
+
+
+class _CodeBlock(CodeBlock):
+    """A code block with a column of padding at each side and none above or below: the
+    blank line around it is the one between blocks, not two."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        yield Syntax(code, self.lexer_name, theme=self.theme, word_wrap=True, padding=(0, 1))
+
+
+class _Markdown(Markdown):
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "heading_open": _Heading,
+        "fence": _CodeBlock,
+        "code_block": _CodeBlock,
+    }
+
+
 def _markdown(text: str) -> Markdown:
-    return Markdown(text, code_theme="monokai", hyperlinks=False)
+    return _Markdown(text, code_theme="monokai", hyperlinks=False)
 
 
 def user_block(p: Painter, text: str, *, note: str = "") -> str:
@@ -160,7 +186,40 @@ def diff_text(diff: str, lines: int = DIFF_LINES) -> Text:
         out.append("    " + row + "\n", style=style)
     if hidden:
         out.append(f"    … {hidden} more diff lines\n", style="dim")
+    out.rstrip()  # the block ends with its last line, not a blank one
     return out
+
+
+_FILE_BRIEF = re.compile(
+    r"(?:Read|Edited|Wrote|Created|Listed) (?P<name>\S+)(?: \((?P<what>[^()]*)\))?"
+)
+
+
+def short_path(path: Path, cwd: Path | None) -> str:
+    """``path`` relative to ``cwd`` when inside it, else with ``~`` for the home directory."""
+    if cwd is not None and path.is_relative_to(cwd) and path != cwd:
+        return str(path.relative_to(cwd))
+    home = Path.home()
+    if path.is_relative_to(home) and path != home:
+        return "~/" + str(path.relative_to(home))
+    return str(path)
+
+
+def tool_head(title: str, brief: str, cwd: Path | None = None) -> tuple[str, str]:
+    """``(title, brief)`` as a tool block's first line shows them, saying nothing twice: a
+    file tool's path relative to ``cwd`` and its brief without the verb and the file's name
+    (``read: src/calc.py  lines 1-4 of 4``, not ``read: /home/u/repo/src/calc.py  Read
+    calc.py (lines 1-4 of 4)``); a brief that repeats a command loses the command."""
+    name, sep, subject = title.partition(": ")
+    if sep and subject.startswith("/") and "," not in subject:
+        path = Path(subject)
+        title = f"{name}: {short_path(path, cwd)}"
+        said = _FILE_BRIEF.fullmatch(brief)
+        if said is not None and (subject + "/").endswith("/" + said["name"].strip("/") + "/"):
+            brief = said["what"] or ""
+    elif subject and brief.startswith(subject):
+        brief = brief[len(subject) :].strip()
+    return title, brief
 
 
 def tool_block(
@@ -171,10 +230,9 @@ def tool_block(
     is_error: bool = False,
     brief: str = "",
     diff: str = "",
+    cwd: Path | None = None,
 ) -> str:
-    _, _, subject = title.partition(": ")
-    if subject and brief.startswith(subject):
-        brief = brief[len(subject) :].strip()
+    title, brief = tool_head(title, brief, cwd)
     head = Text()
     head.append("● ", style="red" if is_error else "green")
     head.append(title, style="bold")
@@ -294,6 +352,8 @@ class Feed:
     running_since: float | None = None
     """When the running tool call started (its elapsed time is what the spinner shows)."""
     clock: Callable[[], float] = time.monotonic
+    cwd: Path | None = None
+    """The session's directory: file tools' paths are shown relative to it."""
 
     def event(self, event: AgentEvent) -> list[str]:
         out = self._thought(event)
@@ -370,6 +430,7 @@ class Feed:
                         is_error=result.is_error,
                         brief=brief,
                         diff="" if result.is_error else diff,
+                        cwd=self.cwd,
                     )
                 )
                 self.activity = "waiting for the model"
@@ -507,12 +568,14 @@ __all__ = [
     "live_lines",
     "message_text",
     "notice_block",
+    "short_path",
     "shown_result",
     "split_blocks",
     "status_text",
     "tail_text",
     "thinking_block",
     "tool_block",
+    "tool_head",
     "turn_end_line",
     "user_block",
 ]
