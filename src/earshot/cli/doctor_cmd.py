@@ -209,8 +209,8 @@ def _sandbox(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
 
 def _reachable(cwd: Path, providers: list[JSONValue]) -> tuple[list[JSONValue], list[str]]:
     """Each provider with a key (and each whose base URL variable is set; a cloud only
-    then) that has a base URL: whether it answers there. An unreachable one is a warning (the network may be
-    down for a while), naming the URL."""
+    then) that has a base URL: whether it answers there. An unreachable one is a warning
+    (the network may be down for a while), naming the URL."""
     import anyio
 
     from earshot.core.config.settings import SettingsError, load_settings
