@@ -13,6 +13,7 @@ collect_ignore = (
         "test_render_cost.py",
         "test_live_output.py",
         "test_glitches.py",
+        "test_scope_editor.py",
     ]
     if sys.platform == "win32"
     else []

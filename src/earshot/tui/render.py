@@ -72,6 +72,7 @@ from earshot.tui._blocks import (
     tool_head,
     user_block,
 )
+from earshot.tui._children import Children, expanded_text, summary_block
 
 if TYPE_CHECKING:
     from earshot.core.agent_session import AgentSession
@@ -156,8 +157,10 @@ class Feed:
     reasoning: str = ""
     """The reasoning streamed in this model call, until its collapsed line is printed."""
     expandable: tuple[str, str] | None = None
-    """``(title, full text)`` of the last collapsed block (a result, the reasoning):
-    what the expand key prints."""
+    """``(title, full text)`` of the last collapsed block (a result, the reasoning, a
+    subagent's work): what the expand key prints."""
+    children: Children = field(default_factory=Children)
+    """The running subagents (``task`` calls): live-region blocks until they end."""
     tails: dict[str, str] = field(default_factory=dict)
     """Running calls' latest output (a report with a message and no count: a command's
     last lines), by call id, until each call's result is printed. A report with a count
@@ -218,6 +221,8 @@ class Feed:
             case ToolCallRequested(call=call, title=title):
                 self._titles[call.id] = title
                 self.activity = f"running {title}"
+                if call.name == "task":
+                    self.children.start(call, title)
             case PermissionDecided(outcome=outcome):
                 if outcome == "allow" and self.running_since is None:
                     self.running_since = self.clock()
@@ -229,6 +234,16 @@ class Feed:
                 if running is not None:  # a count: the activity line shows it
                     shown = progress_text(event)
                     self.activity = f"running {running}" + (f" · {shown}" if shown else "")
+            case ToolFinished(result=result, brief=brief) if (
+                result.call_id in self.children.running
+            ):
+                self._titles.pop(result.call_id, None)
+                self.running_since = None
+                child = self.children.finish(result.call_id, self.clock())
+                if child is not None:
+                    self.expandable = (child.title, expanded_text(child, result_text(result)))
+                    out.append(summary_block(p, child, brief=brief, is_error=result.is_error))
+                self.activity = "waiting for the model"
             case ToolFinished(result=result, brief=brief, display=display):
                 self.tails.pop(result.call_id, None)
                 self.running_since = None
@@ -274,8 +289,8 @@ class Feed:
                         brief=brief,
                     )
                 )
-            case SubagentEvent():
-                pass  # a child's progress: shown in the task call's block (not yet)
+            case SubagentEvent(parent_call_id=call_id, agent=agent, event=inner):
+                self.children.event(call_id, inner, self.clock(), agent=agent)
             case TurnEnded() as ended:
                 if self.live.strip():
                     out.append(self._paragraphs(self.live))
@@ -285,6 +300,7 @@ class Feed:
                 self._titles.clear()
                 self.tails.clear()
                 self.running_since = None
+                self.children.clear()
                 self.last_cost = ended.total_cost_usd
                 line = turn_end_line(ended)
                 if line:
