@@ -48,8 +48,9 @@ class PermissionGate:
     def check(self, request: PermissionRequest, *, read_only: bool) -> Decision:
         """``decide`` with the session's grants added to its allow rules and the OS sandbox
         taken into account for shell commands in auto and accept-edits modes; then the scope
-        contract: once declared, a change outside its paths (or a declaration that widens
-        them) asks in every mode but yolo, whatever allowed it."""
+        contract: once declared, a change outside its paths (a file tool's, or any write of
+        a shell line: ``shell_write_targets``) or a declaration that widens them asks in
+        every mode but yolo, whatever allowed it."""
         sandboxed = (
             request.tool == "bash"
             and self.mode in ("auto", "accept-edits")
@@ -70,10 +71,11 @@ class PermissionGate:
         if read_only or not self.scope.declared:
             return ""
         paths: list[Path] = list(request.paths) if request.kind == "edit" else []
+        unknown: list[str] = []
         if request.command is not None:
-            parsed = parse_line(request.command)
-            paths += [Path(w.target) for w in parsed.writes if w.literal and not w.tilde]
-        outside = self.scope.outside(paths, self.cwd)
+            found, unknown = shell_write_targets(request.command)
+            paths += found
+        outside = self.scope.outside(paths, self.cwd) + unknown
         if outside:
             return f"outside the declared scope ({', '.join(self.scope.paths)}): " + ", ".join(
                 outside
@@ -101,6 +103,28 @@ class PermissionGate:
                 known.add((grant.tool, grant.exact))
                 self._grants.append(grant)
         self._effective = self.rules.with_rules(self._grants)
+
+
+def shell_write_targets(command: str) -> tuple[list[Path], list[str]]:
+    """What a shell line writes, as the scope contract checks it: the paths of its literal
+    targets (``>``/``>>``/``tee``/``cp``/``mv``/``rm``/``mkdir``/``touch``/``sed -i`` ...:
+    every write ``shell.parse_line`` finds, ``~`` expanded), and the writes whose place
+    cannot be known before the line runs (a computed target, a relative one after a
+    ``cd``), each said as "what (why)": those are never inside a scope."""
+    parsed = parse_line(command)
+    paths: list[Path] = []
+    unknown: list[str] = []
+    for write in parsed.writes:
+        shown = f"{write.via} {write.target}" if write.via not in (">", ">>") else write.target
+        if not write.literal:
+            unknown.append(f"{shown} (computed when it runs)")
+        elif write.tilde:
+            paths.append(Path(os.path.expanduser(write.target)))
+        elif parsed.changes_dir and not write.target.startswith("/"):
+            unknown.append(f"{shown} (after a change of directory)")
+        else:
+            paths.append(Path(write.target))
+    return paths, unknown
 
 
 def _grant(tool: str, exact: str, shown: str) -> m.Rule:
@@ -140,4 +164,4 @@ def _real(path: str) -> str:
     return Path(os.path.realpath(path)).as_posix()
 
 
-__all__ = ["PermissionGate", "session_grants"]
+__all__ = ["PermissionGate", "session_grants", "shell_write_targets"]

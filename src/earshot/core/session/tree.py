@@ -3,6 +3,12 @@
 Entries link to their parent by ``parent_id``; the current branch ends at the entry
 appended last (``leaf``). Nothing is ever removed: a rewind or a compaction is a new entry.
 
+A subagent's transcript is a side tree: a ``SubagentEntry`` root (``parent_id`` null) and
+the child's entries below it. Side entries never become the leaf and are no branch of
+``branches()``, so the history the parent resumes with never contains them; a child's own
+history is ``history(<its last entry>)``, rooted at its ``SubagentEntry``. ``subagents()``
+finds the children started from a branch (the ``at`` of their root is on it).
+
 Invariants:
 
 - A parent always precedes its child in file order. An entry whose parent is missing (its
@@ -27,6 +33,7 @@ from earshot.core.session.entries import (
     LabelEntry,
     MessageEntry,
     ModelSwitchEntry,
+    SubagentEntry,
     TodoItem,
     TodosEntry,
 )
@@ -110,6 +117,7 @@ class Tree:
         self._entries: dict[str, Entry] = {}
         self._parent: dict[str, str | None] = {}
         self._children: dict[str | None, list[str]] | None = None  # built when first asked
+        self._side: dict[str, str] = {}  # side entry -> the id of its SubagentEntry root
         self.leaf: str | None = None
 
     # --- building ------------------------------------------------------------------------
@@ -132,8 +140,17 @@ class Tree:
         self._parent[entry_id] = parent
         if self._children is not None:
             self._children.setdefault(parent, []).append(entry_id)
-        self.leaf = entry_id
+        if isinstance(entry, SubagentEntry):
+            self._side[entry_id] = entry_id
+        elif parent is not None and parent in self._side:
+            self._side[entry_id] = self._side[parent]
+        else:
+            self.leaf = entry_id
         return note
+
+    def is_side(self, entry_id: str) -> bool:
+        """Whether ``entry_id`` belongs to a subagent's transcript."""
+        return entry_id in self._side
 
     # --- lookup --------------------------------------------------------------------------
 
@@ -241,13 +258,45 @@ class Tree:
                     labels[entry.target] = entry.label
         return labels
 
+    def subagents(self, to: str | None = None) -> list[tuple[SubagentEntry, str]]:
+        """The subagents started from the branch ending at ``to`` (default: the current
+        one), in file order: each root and the last entry of its transcript."""
+        on_branch = {e.id for e in self.path(to)} if (to or self.leaf) else set()
+        out: list[tuple[SubagentEntry, str]] = []
+        for entry in self._entries.values():
+            if isinstance(entry, SubagentEntry) and entry.at in on_branch:
+                out.append((entry, self._last_of(entry.id)))
+        return out
+
+    def _last_of(self, root: str) -> str:
+        """The last entry (in file order) of the side tree under ``root``."""
+        last = root
+        for entry_id, owner in self._side.items():
+            if owner == root:
+                last = entry_id
+        return last
+
+    def with_subagents(self, to: str | None = None) -> list[Entry]:
+        """The branch ending at ``to`` and the transcripts of the subagents started from
+        it (theirs too, at any depth), in file order: what a copy of the branch keeps."""
+        keep = {e.id for e in self.path(to)} if (to or self.leaf) else set()
+        roots = set(keep)
+        for entry_id, entry in self._entries.items():
+            if isinstance(entry, SubagentEntry) and entry.at in roots:
+                roots.add(entry_id)
+            owner = self._side.get(entry_id)
+            if owner is not None and owner in roots:
+                keep.add(entry_id)
+                roots.add(entry_id)
+        return [entry for entry_id, entry in self._entries.items() if entry_id in keep]
+
     def branches(self) -> list[Branch]:
         """Every leaf of the tree, in file order, the current one marked."""
         on_current = {e.id for e in self.path()} if self.leaf is not None else set()
         out: list[Branch] = []
         children = self._child_ids()
         for entry_id in self._entries:
-            if children.get(entry_id):
+            if children.get(entry_id) or entry_id in self._side:
                 continue
             path = self.path(entry_id)
             fork_point = next((e.id for e in reversed(path) if e.id in on_current), None)
