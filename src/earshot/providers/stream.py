@@ -218,6 +218,7 @@ class _Attempt:
             connect_timeout=self.timeouts.connect,
             idle_timeout=self.timeouts.idle,
             secrets=self.target.secrets(),
+            base_url=self.target.base_url,
         )
 
     def _take(self, events: list[StreamEvent]) -> list[StreamEvent]:

@@ -23,12 +23,14 @@ import hashlib
 import os
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
 from earshot import __version__
+from earshot.core.command_prompts import command_title
 from earshot.core.session.codec import FORMAT_VERSION, now_iso
 from earshot.core.session.entries import Entry, Glance, Header, ImportOrigin, MessageEntry
 from earshot.core.session.live import Origin, Session
@@ -193,7 +195,8 @@ def summarize(path: Path) -> SessionInfo | None:
             turns += 1
             if not title:
                 with contextlib.suppress(msgspec.DecodeError):
-                    title = first_line(text_of(_message_entry.decode(raw).message))
+                    said = text_of(_message_entry.decode(raw).message)
+                    title = command_title(said) or first_line(said)
     if header is None:
         return None
     return SessionInfo(
@@ -358,16 +361,21 @@ class SessionStore:
     # --- listing -------------------------------------------------------------------------
 
     def list_all(self) -> list[SessionInfo]:
-        """Every directory's sessions, newest first."""
+        """Every directory's sessions, the most recently updated first."""
         paths = [p for p in self.root.glob("*/*.jsonl") if _looks_like_id(p.stem)]
-        paths.sort(key=lambda p: p.stem, reverse=True)
-        infos = (summarize(p) for p in paths)
-        return [info for info in infos if info is not None]
+        return _recent_first(summarize(p) for p in paths)
 
     def list(self) -> list[SessionInfo]:
-        """This directory's sessions, newest first."""
-        infos = (summarize(self.path_for(i)) for i in reversed(self.ids()))
-        return [info for info in infos if info is not None]
+        """This directory's sessions, the most recently updated first (what every listing
+        shows: ``sessions list``, ``/sessions``, ``/resume``'s numbers)."""
+        return _recent_first(summarize(self.path_for(i)) for i in self.ids())
+
+
+def _recent_first(infos: Iterable[SessionInfo | None]) -> list[SessionInfo]:
+    """By last update, newest first; sessions updated in the same instant newest-created
+    first."""
+    found = sorted((info for info in infos if info is not None), key=lambda i: i.id, reverse=True)
+    return sorted(found, key=lambda info: info.updated, reverse=True)
 
 
 _default_data_dir = data_dir
