@@ -159,7 +159,12 @@ def test_a_shell_hook_blocks_bash_and_sees_the_payload(
     assert payload["cwd"] == str(repo.resolve())
     assert payload["session_id"] and payload["transcript_path"]
     assert "no shell today" in json.dumps(fake_provider.requests[1].json()["messages"])
-    assert any("hook PreToolUse" in json.dumps(r) for r in records(done.stdout))
+    ran = [r for r in records(done.stdout) if r.get("type") == "hook"]
+    assert [(r["event"], r["decision"], r["exit_code"], r["matcher"]) for r in ran] == [
+        ("PreToolUse", "block", 2, "Bash")
+    ]
+    assert ran[0]["output"] == "no shell today" and ran[0]["source"] == "user"
+    assert not any("hook" in str(r.get("message", "")) for r in records(done.stdout))
 
 
 def test_a_hook_cannot_allow(
@@ -266,7 +271,8 @@ def test_prompt_hooks_add_context_or_reject_and_every_run_is_in_the_transcript(
         if '"type":"hook"' in line
     ]
     assert {h["event"] for h in hooks} >= {"SessionStart", "UserPromptSubmit"}
-    assert any(h["exit_code"] == 2 for h in hooks)
+    assert any(h["exit_code"] == 2 and h["decision"] == "block" for h in hooks)
+    assert any(h["decision"] == "context" and h["output"] == "sprint 7" for h in hooks)
 
 
 def test_a_stop_hook_sends_the_model_back_once_and_post_tool_use_speaks_to_it(

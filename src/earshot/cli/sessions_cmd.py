@@ -14,6 +14,7 @@ from pathlib import Path
 import msgspec
 
 from earshot.core.session import (
+    HookEntry,
     MessageEntry,
     SessionError,
     SessionInfo,
@@ -130,6 +131,39 @@ def _render_brief(message: Message) -> list[str]:
     return out
 
 
+def _hook_line(entry: HookEntry) -> list[str]:
+    code = "timed out" if entry.exit_code is None else f"exit {entry.exit_code}"
+    decided = f"{entry.decision}, " if entry.decision else ""
+    line = f"(hook {entry.event} `{entry.command}`: {decided}{code}, {entry.duration_ms:.0f} ms)"
+    return [line, *(["  " + _clip(entry.output, 3).replace("\n", "\n  ")] if entry.output else [])]
+
+
+def _with_hooks(transcript: Transcript) -> list[str]:
+    """The current branch, briefly, each hook run after the message it followed (runs
+    before the first message come first; runs after a message compaction dropped follow
+    the last message shown before them)."""
+    tree = transcript.tree
+    history = tree.history()
+    shown = {id(message) for message in history}
+    leading: list[HookEntry] = []
+    after: dict[int, list[HookEntry]] = {}
+    anchor: int | None = None
+    for entry in tree.path():
+        if isinstance(entry, MessageEntry) and id(entry.message) in shown:
+            anchor = id(entry.message)
+        elif isinstance(entry, HookEntry):
+            (leading if anchor is None else after.setdefault(anchor, [])).append(entry)
+    out: list[str] = []
+    for hook in leading:
+        out += [*_hook_line(hook), ""]
+    for message in history:
+        out += _render_brief(message)
+        for hook in after.get(id(message), []):
+            out += _hook_line(hook)
+        out.append("")
+    return out
+
+
 def show(id: str, *, cwd: Path | None = None, data_dir: Path | None = None) -> int:
     """A session's facts, its branches, then its current branch, briefly."""
     store = SessionStore(cwd or Path.cwd(), data_dir)
@@ -166,9 +200,7 @@ def show(id: str, *, cwd: Path | None = None, data_dir: Path | None = None) -> i
         ]
     out += [f"warning: {w}" for w in transcript.warnings()]
     out.append("")
-    for message in tree.history():
-        out += _render_brief(message)
-        out.append("")
+    out += _with_hooks(transcript)
     sys.stdout.write("\n".join(out).rstrip("\n") + "\n")
     return 0
 

@@ -368,7 +368,16 @@ class AgentSession:
         }
 
         async def record(run: HookRun) -> None:
-            await transcript.append_hook(run.event, run.command, run.exit_code, run.duration_ms)
+            await transcript.append_hook(
+                run.event,
+                run.command,
+                run.exit_code,
+                run.duration_ms,
+                matcher=run.matcher,
+                source=run.source,
+                decision=run.decision,
+                output=run.output,
+            )
 
         agent.record_hook = record
         session.lifecycle = SessionHooks(agent.hooks, agent.hook_info, cwd, record)

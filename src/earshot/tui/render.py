@@ -35,6 +35,7 @@ from earshot.core.loop.events import (
     AssistantMessage,
     CompactionEnded,
     CompactionStarted,
+    HookRan,
     ModelCallStarted,
     Notice,
     PermissionDecided,
@@ -352,6 +353,9 @@ class Feed:
                 self.activity = "waiting for the model"
             case UserMessageInjected(message=message):
                 out.append(user_block(p, message_text(message), note="sent while working"))
+            case HookRan(decision=decision):
+                level = "warning" if decision in ("block", "stop", "error") else "info"
+                out.append(notice_block(p, level, event.line))
             case Notice(retry=retry, message=text) if retry is not None:
                 self.activity = text  # "retrying in 4 s (rate limited, attempt 2/3)"
             case Notice(level=level, message=text):

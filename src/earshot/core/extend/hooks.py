@@ -18,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 from earshot._base.errors import UserError
 from earshot._base.json import JSONObject, JSONValue
@@ -38,6 +39,14 @@ EVENTS = (
     "SessionEnd",
 )
 DEFAULT_TIMEOUT = 60.0
+MAX_RECORDED_OUTPUT = 2000
+"""How much of a hook's output its record keeps (the transcript, stream-json)."""
+
+HookDecision = Literal["ok", "context", "ignored_allow", "ask", "block", "stop", "error"]
+"""What one hook run decided: ``ok`` (exit 0, nothing asked), ``context`` (it added
+context), ``ignored_allow`` (it answered allow, which a hook may not), ``ask``, ``block``
+(exit 2 or ``decision: "block"``), ``stop`` (``continue: false``), ``error`` (another exit,
+or the timeout)."""
 
 
 class HookConfigError(UserError):
@@ -63,6 +72,19 @@ class HookRun:
     duration_ms: float
     stdout: str
     stderr: str
+    matcher: str = ""
+    source: str = ""
+    """The settings scope it came from: ``user``, ``project`` or ``local``."""
+    decision: HookDecision = "ok"
+
+    @property
+    def output(self) -> str:
+        """Its stdout then stderr, cut to ``MAX_RECORDED_OUTPUT`` characters."""
+        text = "\n".join(part for part in (self.stdout.strip(), self.stderr.strip()) if part)
+        if len(text) <= MAX_RECORDED_OUTPUT:
+            return text
+        cut = len(text) - MAX_RECORDED_OUTPUT
+        return text[:MAX_RECORDED_OUTPUT] + f"\n... ({cut} more characters)"
 
 
 @dataclass
@@ -167,8 +189,7 @@ class Hooks:
         stdin = json.dumps(body).encode()
         for hook in self.matching(event, tool):
             run = await _run_one(hook, stdin, cwd)
-            outcome.runs.append(run)
-            _judge(outcome, run, event)
+            outcome.runs.append(replace(run, decision=_judge(outcome, run, event)))
         return outcome
 
 
@@ -198,45 +219,71 @@ async def _run_one(hook: Hook, stdin: bytes, cwd: Path) -> HookRun:
         (time.perf_counter() - start) * 1000.0,
         out.decode(errors="replace"),
         err.decode(errors="replace"),
+        matcher=hook.matcher,
+        source=hook.source,
     )
 
 
-def _judge(outcome: HookOutcome, run: HookRun, event: str) -> None:
+CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart")
+"""The events whose plain stdout (exit 0, not JSON) is context for the model."""
+
+
+def _judge(outcome: HookOutcome, run: HookRun, event: str) -> HookDecision:
+    """Fold one run into ``outcome``; what that run decided."""
     if run.exit_code == 2:
         outcome.blocked = True
         outcome.reason = run.stderr.strip() or f"blocked by the hook `{run.command}`"
-        return
+        return "block"
     if run.exit_code != 0:
         outcome.warnings.append(
             f"{event} hook `{run.command}` failed (exit {run.exit_code}): {run.stderr.strip()}"
         )
-        return
+        return "error"
     reply = _json_reply(run.stdout)
     if reply is None:
-        if event in ("UserPromptSubmit", "SessionStart") and run.stdout.strip():
+        if event in CONTEXT_EVENTS and run.stdout.strip():
             outcome.context.append(run.stdout.strip())
-        return
+            return "context"
+        return "ok"
+    judged: HookDecision = "ok"
     specific = reply.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
+    extra = reply.get("additionalContext") or specific.get("additionalContext")
+    if isinstance(extra, str) and extra.strip():
+        outcome.context.append(extra.strip())
+        judged = "context"
     decision = reply.get("decision") or specific.get("permissionDecision")
     reason = reply.get("reason") or specific.get("permissionDecisionReason") or ""
     if decision in ("block", "deny"):
         outcome.blocked = True
         outcome.reason = str(reason) or f"blocked by the hook `{run.command}`"
+        judged = "block"
     elif decision == "ask":
         outcome.ask = True
         outcome.reason = str(reason)
+        judged = "ask"
     elif decision in ("allow", "approve"):
         outcome.warnings.append(
             f"{event} hook `{run.command}` answered {decision!r}: ignored, a hook can refuse "
             "or ask but never allow; the permission gate decides as usual"
         )
+        judged = "ignored_allow"
     if reply.get("continue") is False:
         outcome.stop = True
         outcome.reason = str(reply.get("stopReason") or reason or "stopped by a hook")
-    extra = reply.get("additionalContext") or specific.get("additionalContext")
-    if isinstance(extra, str) and extra.strip():
-        outcome.context.append(extra.strip())
+        judged = "stop"
+    return judged
 
 
-__all__ = ["EVENTS", "Hook", "HookConfigError", "HookOutcome", "HookRun", "Hooks", "load"]
+__all__ = [
+    "CONTEXT_EVENTS",
+    "EVENTS",
+    "MAX_RECORDED_OUTPUT",
+    "Hook",
+    "HookConfigError",
+    "HookDecision",
+    "HookOutcome",
+    "HookRun",
+    "Hooks",
+    "load",
+]

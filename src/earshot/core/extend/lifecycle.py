@@ -14,7 +14,7 @@ from pathlib import Path
 
 from earshot._base.json import JSONObject
 from earshot.core.extend.hooks import HookOutcome, HookRun, Hooks
-from earshot.core.loop._execute import hook_notices
+from earshot.core.loop._execute import hook_events
 from earshot.core.loop.approvals import Approval, ApprovalRequest, ApproveFn
 from earshot.core.loop.events import AgentEvent, Notice, TurnEnded
 from earshot.core.loop.input import TurnInput
@@ -61,7 +61,7 @@ class SessionHooks:
         if self.record is not None:
             for run in judged.runs:
                 await self.record(run)
-        return judged, hook_notices(judged)
+        return judged, hook_events(judged)
 
     async def turn(
         self, turn_input: TurnInput, run: RunTurn, *, source: str
