@@ -275,6 +275,30 @@ def test_prompt_hooks_add_context_or_reject_and_every_run_is_in_the_transcript(
     assert any(h["decision"] == "context" and h["output"] == "sprint 7" for h in hooks)
 
 
+def test_after_a_stop_hook_sends_the_model_back_the_result_counts_every_round(
+    fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    stop = _write(
+        tmp_path / "stop.sh",
+        "#!/bin/sh\nif grep -q '\"stop_hook_active\": false'; then echo 'again' >&2; exit 2; fi\n",
+    )
+    stop.chmod(0o755)
+    _hooks(home, {"Stop": _one(str(stop))})
+    fake_provider.script(
+        anthropic.text_turn("first", usage=anthropic.Usage(input_tokens=100, output_tokens=10)),
+        anthropic.text_turn("second", usage=anthropic.Usage(input_tokens=200, output_tokens=20)),
+    )
+    done = earshot(fake_provider, repo, "-p", "go", "--output-format", "json", env=home)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["text"] == "second"
+    assert result["num_turns"] == 2
+    assert result["usage"]["input_tokens"] == 300
+    assert result["usage"]["output_tokens"] == 30
+    assert result["cost_usd"] is not None
+    assert result["cost_usd"] == pytest.approx(result["total_cost_usd"])
+
+
 def test_a_stop_hook_sends_the_model_back_once_and_post_tool_use_speaks_to_it(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
 ) -> None:

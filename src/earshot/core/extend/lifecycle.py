@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+import msgspec
+
 from earshot._base.json import JSONObject
 from earshot.core.extend.hooks import HookOutcome, HookRun, Hooks
 from earshot.core.loop._execute import hook_events
@@ -84,13 +86,16 @@ class SessionHooks:
         current = with_context(turn_input, [*context, *submitted.context])
         ended: TurnEnded | None = None
         for round_ in range(MAX_STOP_CONTINUES + 1):
-            ended = None
+            last: TurnEnded | None = None
             async for event in run(current):
                 if isinstance(event, TurnEnded):
-                    ended = event
+                    last = event
                 else:
                     yield event
-            if ended is None or ended.reason != "end_turn" or round_ == MAX_STOP_CONTINUES:
+            if last is None:
+                break
+            ended = last if ended is None else merged(ended, last)
+            if last.reason != "end_turn" or round_ == MAX_STOP_CONTINUES:
                 break
             stopping, events = await self.fire("Stop", {"stop_hook_active": round_ > 0})
             for event in events:
@@ -100,6 +105,23 @@ class SessionHooks:
             current = f"A Stop hook asks you to go on before finishing: {stopping.reason}"
         if ended is not None:
             yield ended
+
+
+def merged(earlier: TurnEnded, later: TurnEnded) -> TurnEnded:
+    """One turn's end over two rounds of it (a Stop hook sent the model back): usage, cost,
+    model calls and denials of both; the rest (text, reason, totals) of the later."""
+    cost = (
+        None
+        if earlier.cost_usd is None or later.cost_usd is None
+        else earlier.cost_usd + later.cost_usd
+    )
+    return msgspec.structs.replace(
+        later,
+        model_calls=earlier.model_calls + later.model_calls,
+        usage=earlier.usage + later.usage,
+        cost_usd=cost,
+        permission_denials=[*earlier.permission_denials, *later.permission_denials],
+    )
 
 
 def notifying(approve: ApproveFn, lifecycle: SessionHooks) -> ApproveFn:
@@ -131,6 +153,7 @@ def _refused(reason: str) -> TurnEnded:
 __all__ = [
     "MAX_STOP_CONTINUES",
     "SessionHooks",
+    "merged",
     "notifying",
     "prompt_text",
     "with_context",
