@@ -174,20 +174,32 @@ class Hooks:
     def __bool__(self) -> bool:
         return bool(self.hooks)
 
-    def matching(self, event: str, tool: str | None = None) -> list[Hook]:
+    def matching(self, event: str, subject: str | None = None) -> list[Hook]:
+        """The hooks of ``event`` whose matcher matches ``subject`` (a tool name; for
+        ``SubagentStop`` the agent's name), every one of them when it is None."""
         return [
-            h for h in self.hooks if h.event == event and (tool is None or matches(h.matcher, tool))
+            h
+            for h in self.hooks
+            if h.event == event and (subject is None or matches(h.matcher, subject))
         ]
 
     async def run(
-        self, event: str, payload: JSONObject, cwd: Path, *, tool: str | None = None
+        self,
+        event: str,
+        payload: JSONObject,
+        cwd: Path,
+        *,
+        tool: str | None = None,
+        subject: str | None = None,
     ) -> HookOutcome:
+        """Run the hooks of ``event`` that match ``tool`` (named ``tool_name`` on stdin) or
+        ``subject`` (matched only), one after another, and what they decided together."""
         outcome = HookOutcome()
         body = {**payload, "hook_event_name": event}
         if tool is not None:
             body["tool_name"] = OURS_TO_CLAUDE.get(tool, tool)
         stdin = json.dumps(body).encode()
-        for hook in self.matching(event, tool):
+        for hook in self.matching(event, tool if tool is not None else subject):
             run = await _run_one(hook, stdin, cwd)
             outcome.runs.append(replace(run, decision=_judge(outcome, run, event)))
         return outcome

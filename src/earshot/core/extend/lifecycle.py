@@ -55,11 +55,20 @@ class SessionHooks:
         self.started = False
 
     async def fire(
-        self, event: str, payload: JSONObject, *, tool: str | None = None
+        self,
+        event: str,
+        payload: JSONObject,
+        *,
+        tool: str | None = None,
+        subject: str | None = None,
     ) -> tuple[HookOutcome, list[AgentEvent]]:
-        if not self.hooks or not self.hooks.matching(event, tool):
+        """Run ``event``'s hooks (matched against ``tool`` or ``subject``), record each run;
+        what they decided, and the events a front-end sees of them."""
+        if not self.hooks or not self.hooks.matching(event, tool if tool is not None else subject):
             return HookOutcome(), []
-        judged = await self.hooks.run(event, {**self.info, **payload}, self.cwd, tool=tool)
+        judged = await self.hooks.run(
+            event, {**self.info, **payload}, self.cwd, tool=tool, subject=subject
+        )
         if self.record is not None:
             for run in judged.runs:
                 await self.record(run)

@@ -8,16 +8,24 @@ by the agent's ``tools``; it gets ``task`` itself only while the depth limit all
 1: children cannot delegate). Read-only children run concurrently; a child that can change
 things holds a lock, so such children run one at a time. An abort of the parent aborts the
 child. The child's usage and cost are added to the parent's turn and session totals.
+
+The parent's hooks bind the child too: its tool calls go through the same ``PreToolUse`` and
+``PostToolUse`` hooks, and when it finishes ``SubagentStop`` hooks (matched against the
+agent's name) run instead of ``Stop``; one that blocks sends the child back to work with its
+reason, at most ``MAX_STOP_CONTINUES`` times. Their runs reach the sink and the transcript.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 import anyio
 
+from earshot._base.json import JSONObject
 from earshot.core.config.agents import BUILTIN_AGENT, AgentSpec
+from earshot.core.extend.lifecycle import MAX_STOP_CONTINUES, SessionHooks, merged
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.events import AgentEvent, ToolFinished, TurnEnded
 from earshot.core.tools import task as task_tool
@@ -110,6 +118,8 @@ class Subagents:
             scope=parent.scope,
             max_output_tokens=parent.max_output_tokens,
         )
+        child.hooks, child.hook_info = parent.hooks, parent.hook_info
+        child.record_hook = parent.record_hook
         if self.depth + 1 < self.depth_limit:
             nested = Subagents(
                 child,
@@ -140,7 +150,7 @@ class Subagents:
 
             tg.start_soon(relay_abort)
             try:
-                async for event in child.run_turn(prompt):
+                async for event in self._rounds(child, spec, prompt):
                     if self.sink is not None:
                         self.sink(spec.name, event)
                     if isinstance(event, ToolFinished):
@@ -150,11 +160,10 @@ class Subagents:
                         elif isinstance(event.display, ShellExit):
                             record.ran.append(event.display.command)
                     elif isinstance(event, TurnEnded):
-                        ended = event
+                        self.parent.add_child_usage(event)
+                        ended = event if ended is None else merged(ended, event)
             finally:
                 tg.cancel_scope.cancel()
-                if ended is not None:
-                    self.parent.add_child_usage(ended)
         if ended is None:
             return ToolResult.error("the subagent was interrupted", brief="interrupted")
         record.denied = len(ended.permission_denials)
@@ -171,6 +180,36 @@ class Subagents:
             f"{ended.text}\n\n{record.text()}",
             brief=f"{spec.name}: {len(record.changed)} file(s) changed",
         )
+
+    async def _rounds(
+        self, child: Agent, spec: AgentSpec, prompt: str
+    ) -> AsyncIterator[AgentEvent]:
+        """The child's turn, then (while a ``SubagentStop`` hook blocks its stop) more
+        rounds of it, each with the hook's reason as the prompt. Every round ends with its
+        own ``TurnEnded``; the hooks' runs come between the rounds."""
+        hooks = SessionHooks(child.hooks, child.hook_info, child.cwd, child.record_hook)
+        agent_id = uuid.uuid4().hex
+        current = prompt
+        for round_ in range(MAX_STOP_CONTINUES + 1):
+            last: TurnEnded | None = None
+            async for event in child.run_turn(current):
+                if isinstance(event, TurnEnded):
+                    last = event
+                yield event
+            if last is None or last.reason != "end_turn" or round_ == MAX_STOP_CONTINUES:
+                return
+            payload: JSONObject = {
+                "agent_id": agent_id,
+                "agent_type": spec.name,
+                "last_assistant_message": last.text,
+                "stop_hook_active": round_ > 0,
+            }
+            stopping, events = await hooks.fire("SubagentStop", payload, subject=spec.name)
+            for event in events:
+                yield event
+            if not stopping.blocked:
+                return
+            current = f"A SubagentStop hook asks you to go on before finishing: {stopping.reason}"
 
 
 __all__ = ["ChildRecord", "EventSink", "Subagents"]
