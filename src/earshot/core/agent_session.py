@@ -224,7 +224,10 @@ class AgentSession:
         settings = settings if settings is not None else load_settings(cwd)
         rules = load_rules(settings, allow=options.allow, ask=options.ask, deny=options.deny)
         session_hooks, hook_notices = hooks.load(
-            settings.files, trusted_project=trust.quietly_trusted(project_root(cwd))
+            settings.files,
+            trusted_project=trust.quietly_trusted(project_root(cwd)),
+            root=project_root(cwd),
+            pass_env=settings.pass_env,
         )
         try:
             mode = (

@@ -3,7 +3,10 @@
     {"hooks": {"PreToolUse": [{"matcher": "Bash|Edit",
                                "hooks": [{"type": "command", "command": "...", "timeout": 60}]}]}}
 
-``load(settings_files, trusted_project=)`` reads them (a mistake names the file and field);
+``load(settings_files, trusted_project=, root=)`` reads them (a mistake names the file and
+field), and with ``root`` Claude Code's ``.claude/settings.json`` and
+``.claude/settings.local.json`` (and the user's ``~/.claude/settings.json``) for their
+``hooks`` too, where what earshot cannot run is skipped with a warning;
 ``Hooks.run(event, payload, tool=)`` runs the matching ones with the event's JSON on stdin
 and the project as cwd. Exit 0 is success (stdout is context for ``UserPromptSubmit`` and
 ``SessionStart``); exit 2 blocks with stderr as the reason; any other exit is an error
@@ -16,16 +19,22 @@ checked-in settings) run only when ``trusted_project`` says so.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import signal
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from earshot._base.errors import UserError
 from earshot._base.json import JSONObject, JSONValue
-from earshot.core.config.settings import SettingsFile
+from earshot._base.jsonfile import JSONFileError, load_json_object
+from earshot.core.config.settings import SettingsFile, git_tracked
 from earshot.core.extend.names import OURS_TO_CLAUDE, matches
+from earshot.core.tools._shell import child_env
 
 EVENTS = (
     "SessionStart",
@@ -100,31 +109,78 @@ class HookOutcome:
     runs: list[HookRun] = field(default_factory=list)
 
 
-def _parse_file(file: SettingsFile) -> list[Hook]:
+def _groups(file: SettingsFile) -> list[tuple[str, int, JSONValue]]:
+    """Each ``(event, index, group)`` of a file's ``hooks`` block, events checked."""
     raw = file.data.get("hooks")
     if raw is None:
         return []
     where = f"{file.path}: hooks"
     if not isinstance(raw, dict):
         raise HookConfigError(f"{where}: must be an object of event names")
-    found: list[Hook] = []
+    found: list[tuple[str, int, JSONValue]] = []
     for event, groups in raw.items():
         if event not in EVENTS:
             raise HookConfigError(f"{where}.{event}: unknown event; one of {', '.join(EVENTS)}")
         if not isinstance(groups, list):
             raise HookConfigError(f"{where}.{event}: must be a list")
-        for i, group in enumerate(groups):
-            at = f"{where}.{event}[{i}]"
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                raise HookConfigError(f"{at}: must be an object with a `hooks` list")
-            matcher = group.get("matcher", "")
-            if not isinstance(matcher, str):
-                raise HookConfigError(f"{at}.matcher: must be a string")
-            entries = group["hooks"]
-            assert isinstance(entries, list)
-            for j, entry in enumerate(entries):
-                found.append(_hook(entry, f"{at}.hooks[{j}]", event, matcher, file.scope))
+        found += [(event, i, group) for i, group in enumerate(groups)]
     return found
+
+
+def _group_hooks(
+    file: SettingsFile, event: str, i: int, group: JSONValue, first: int = 0
+) -> list[Hook]:
+    at = f"{file.path}: hooks.{event}[{i}]"
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        raise HookConfigError(f"{at}: must be an object with a `hooks` list")
+    matcher = group.get("matcher", "")
+    if not isinstance(matcher, str):
+        raise HookConfigError(f"{at}.matcher: must be a string")
+    entries = group["hooks"]
+    assert isinstance(entries, list)
+    return [
+        _hook(entry, f"{at}.hooks[{first + j}]", event, matcher, file.scope)
+        for j, entry in enumerate(entries)
+    ]
+
+
+def _parse_file(file: SettingsFile) -> list[Hook]:
+    """A settings file's hooks; ``HookConfigError`` names the file and field at fault."""
+    return [h for event, i, group in _groups(file) for h in _group_hooks(file, event, i, group)]
+
+
+def _parse_compat(file: SettingsFile) -> tuple[list[Hook], list[str]]:
+    """A ``.claude`` settings file's hooks. What earshot cannot run there (an event it does
+    not have, a hook type other than ``command``, a malformed entry) is skipped with a
+    warning naming the file and field rather than stopping the start: the file is written
+    for another program."""
+    raw = file.data.get("hooks")
+    if not isinstance(raw, dict):
+        return [], [f"{file.path}: hooks: must be an object of event names; not run"]
+    skipped = [
+        f"{file.path}: hooks.{event}: earshot has no such event; not run"
+        for event in raw
+        if event not in EVENTS
+    ]
+    known = SettingsFile(
+        file.scope, file.path, {"hooks": {k: v for k, v in raw.items() if k in EVENTS}}
+    )
+    try:
+        groups = _groups(known)
+    except HookConfigError as exc:
+        return [], [*skipped, f"{exc}; not run"]
+    found: list[Hook] = []
+    for event, i, group in groups:
+        entries = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(group, dict) or not isinstance(entries, list):
+            skipped.append(f"{file.path}: hooks.{event}[{i}]: must have a `hooks` list; not run")
+            continue
+        for j, entry in enumerate(entries):
+            try:
+                found += _group_hooks(known, event, i, {**group, "hooks": [entry]}, first=j)
+            except HookConfigError as exc:
+                skipped.append(f"{exc}; not run")
+    return found, skipped
 
 
 def _hook(entry: JSONValue, at: str, event: str, matcher: str, scope: str) -> Hook:
@@ -139,21 +195,59 @@ def _hook(entry: JSONValue, at: str, event: str, matcher: str, scope: str) -> Ho
     return Hook(event, matcher, command, float(timeout), scope)
 
 
-def load(files: list[SettingsFile], *, trusted_project: bool) -> tuple[Hooks, list[str]]:
-    """The hooks of the settings files; project ones are left out (with a warning) unless
-    ``trusted_project``."""
-    hooks: list[Hook] = []
+def compat_files(root: Path, home: Path | None = None) -> list[SettingsFile]:
+    """Claude Code's settings files, read for their ``hooks`` only: the user's
+    ``~/.claude/settings.json``, the project's ``.claude/settings.json`` (checked in, so it
+    waits for trust like ``.earshot/settings.json``) and ``.claude/settings.local.json``."""
+    home = home if home is not None else Path.home()
+    found: list[SettingsFile] = []
+    for scope, path in (
+        ("user", home / ".claude" / "settings.json"),
+        ("project", root / ".claude" / "settings.json"),
+        ("local", root / ".claude" / "settings.local.json"),
+    ):
+        try:
+            data = load_json_object(path)
+        except JSONFileError as exc:
+            raise HookConfigError(str(exc)) from exc
+        if data is not None and "hooks" in data:
+            found.append(SettingsFile(scope, path, {"hooks": data["hooks"]}))
+    return found
+
+
+def load(
+    files: list[SettingsFile],
+    *,
+    trusted_project: bool,
+    root: Path | None = None,
+    pass_env: Collection[str] = (),
+) -> tuple[Hooks, list[str]]:
+    """The hooks of the settings files, and with ``root`` those of Claude Code's settings
+    files too (``compat_files``). Project hooks are left out (with a warning) unless
+    ``trusted_project``; so are those of a ``settings.local.json`` that git tracks (it
+    arrives with a clone like a project file, and trust covers only the project files).
+    ``pass_env``: credential variables the hooks may see (settings ``passEnv``)."""
+    found: list[tuple[SettingsFile, list[Hook]]] = [(file, _parse_file(file)) for file in files]
     warnings: list[str] = []
-    for file in files:
-        parsed = _parse_file(file)
+    for file in compat_files(root) if root is not None else []:
+        parsed, skipped = _parse_compat(file)
+        found.append((file, parsed))
+        warnings += skipped
+    hooks: list[Hook] = []
+    for file, parsed in found:
         if parsed and file.scope == "project" and not trusted_project:
             warnings.append(
                 f"{file.path}: {len(parsed)} project hook(s) not run: this project is not "
                 "trusted (run `earshot trust` to review and allow them)"
             )
-            continue
-        hooks += parsed
-    return Hooks(hooks), warnings
+        elif parsed and file.scope == "local" and git_tracked(file.path):
+            warnings.append(
+                f"{file.path}: {len(parsed)} hook(s) not run: git tracks this file, so it "
+                "arrives with a clone; keep hooks in an untracked settings.local.json"
+            )
+        else:
+            hooks += parsed
+    return Hooks(hooks, pass_env), warnings
 
 
 def _json_reply(stdout: str) -> JSONObject | None:
@@ -168,8 +262,14 @@ def _json_reply(stdout: str) -> JSONObject | None:
 
 
 class Hooks:
-    def __init__(self, hooks: list[Hook]) -> None:
+    """The session's hooks. Each runs as ``bash -c`` in its own process group, with the
+    project as cwd and the environment of a tool's command (earshot's credentials left out
+    but those ``pass_env`` names) plus ``CLAUDE_PROJECT_DIR`` and ``EARSHOT_PROJECT_DIR``
+    (the project), which hooks written for Claude Code use to find their scripts."""
+
+    def __init__(self, hooks: list[Hook], pass_env: Collection[str] = ()) -> None:
         self.hooks = hooks
+        self.pass_env = frozenset(pass_env)
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
@@ -199,19 +299,22 @@ class Hooks:
         if tool is not None:
             body["tool_name"] = OURS_TO_CLAUDE.get(tool, tool)
         stdin = json.dumps(body).encode()
+        env = {**child_env(self.pass_env), "CLAUDE_PROJECT_DIR": str(cwd)}
+        env["EARSHOT_PROJECT_DIR"] = str(cwd)
         for hook in self.matching(event, tool if tool is not None else subject):
-            run = await _run_one(hook, stdin, cwd)
+            run = await _run_one(hook, stdin, cwd, env)
             outcome.runs.append(replace(run, decision=_judge(outcome, run, event)))
         return outcome
 
 
-async def _run_one(hook: Hook, stdin: bytes, cwd: Path) -> HookRun:
+async def _run_one(hook: Hook, stdin: bytes, cwd: Path, env: dict[str, str]) -> HookRun:
     start = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
         "bash",
         "-c",
         hook.command,
         cwd=cwd,
+        env=env,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -221,7 +324,8 @@ async def _run_one(hook: Hook, stdin: bytes, cwd: Path) -> HookRun:
         out, err = await asyncio.wait_for(proc.communicate(stdin), hook.timeout)
         code: int | None = proc.returncode
     except TimeoutError:
-        proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the hook and whatever it started
         await proc.wait()
         out, err, code = b"", f"timed out after {hook.timeout:g}s".encode(), None
     return HookRun(
@@ -297,5 +401,6 @@ __all__ = [
     "HookOutcome",
     "HookRun",
     "Hooks",
+    "compat_files",
     "load",
 ]
