@@ -36,8 +36,8 @@ import anyio
 from earshot._base.aio import race
 from earshot._base.json import JSONObject
 from earshot.core.effort import SessionEffort
+from earshot.core.extend.allowed import AllowedTools
 from earshot.core.extend.hooks import HookRun, Hooks
-from earshot.core.extend.names import narrowed
 from earshot.core.extensions import ToolSource
 from earshot.core.loop import verify
 from earshot.core.loop._execute import ToolBatch
@@ -131,9 +131,9 @@ class Agent:
         self.record_hook: Callable[[HookRun], Awaitable[None]] | None = None
         self._fixed_tools = dict(self.tools)
         self.sources = tuple(sources)
-        self.allowed_only: tuple[str, ...] = ()
-        """When set (a command file's ``allowed-tools``, one turn), only these tools are
-        offered and run; it narrows, never adds."""
+        self.allowed: AllowedTools | None = None
+        """When set (a command file's ``allowed-tools``, one turn), only the tools it names
+        are offered, and only the uses it covers get past it to the gate; it never adds."""
         self.cwd = cwd
         self.gate = gate
         self.system = system
@@ -282,8 +282,8 @@ class Agent:
         self._entry_ids.append(entry)
 
     def offered(self) -> dict[str, AnyTool]:
-        """The tools this turn may use: all of them, or those ``allowed_only`` names."""
-        return narrowed(self.tools, self.allowed_only) if self.allowed_only else self.tools
+        """The tools this turn may use: all of them, or those ``allowed`` names."""
+        return self.allowed.offer(self.tools) if self.allowed is not None else self.tools
 
     def _specs(self) -> list[pt.ToolSpec]:
         return [tool.spec() for tool in self.offered().values()]
@@ -594,7 +594,7 @@ class Agent:
         batch = ToolBatch(
             tools=self.offered(),
             ctx=self._context(),
-            gate=self.gate,
+            gate=self.gate if self.allowed is None else self.allowed.gate(self.gate, self.cwd),
             approve=self.approve,
             undo=self.undo,
             observe=self._observe,

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import anyio
 
 from earshot._base.json import JSONObject
 from earshot.core.config.agents import BUILTIN_AGENT, AgentSpec
+from earshot.core.effort import EffortPolicy, SessionEffort
 from earshot.core.extend.lifecycle import MAX_STOP_CONTINUES, SessionHooks, merged
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.events import AgentEvent, ToolFinished, TurnEnded
@@ -51,6 +52,15 @@ class ChildRecord:
         if self.denied:
             lines.append(f"; {self.denied} call(s) denied")
         return "".join(lines) + "]"
+
+
+def _effort(parent: Agent, spec: AgentSpec, target: Target) -> SessionEffort | None:
+    """The child's reasoning effort: its agent file's ``effort``, else the parent's level
+    (mapped onto the child's model)."""
+    policy = parent.effort.policy if parent.effort is not None else EffortPolicy()
+    if spec.effort is None and parent.effort is None:
+        return None
+    return SessionEffort(replace(policy, chosen=spec.effort or policy.chosen), target)
 
 
 EventSink = Callable[[str, AgentEvent], None]
@@ -117,7 +127,9 @@ class Subagents:
             procs=parent.procs,
             scope=parent.scope,
             max_output_tokens=parent.max_output_tokens,
+            effort=_effort(parent, spec, target),
         )
+        child.allowed = parent.allowed  # a command's allowed-tools bind its subagents too
         child.hooks, child.hook_info = parent.hooks, parent.hook_info
         child.record_hook = parent.record_hook
         if self.depth + 1 < self.depth_limit:
