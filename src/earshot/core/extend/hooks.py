@@ -153,33 +153,28 @@ def _parse_compat(file: SettingsFile) -> tuple[list[Hook], list[str]]:
     """A ``.claude`` settings file's hooks. What earshot cannot run there (an event it does
     not have, a hook type other than ``command``, a malformed entry) is skipped with a
     warning naming the file and field rather than stopping the start: the file is written
-    for another program."""
+    for another program. Each entry stands alone, so one that cannot run leaves the rest."""
     raw = file.data.get("hooks")
     if not isinstance(raw, dict):
         return [], [f"{file.path}: hooks: must be an object of event names; not run"]
-    skipped = [
-        f"{file.path}: hooks.{event}: earshot has no such event; not run"
-        for event in raw
-        if event not in EVENTS
-    ]
-    known = SettingsFile(
-        file.scope, file.path, {"hooks": {k: v for k, v in raw.items() if k in EVENTS}}
-    )
-    try:
-        groups = _groups(known)
-    except HookConfigError as exc:
-        return [], [*skipped, f"{exc}; not run"]
     found: list[Hook] = []
-    for event, i, group in groups:
-        entries = group.get("hooks") if isinstance(group, dict) else None
-        if not isinstance(group, dict) or not isinstance(entries, list):
-            skipped.append(f"{file.path}: hooks.{event}[{i}]: must have a `hooks` list; not run")
+    skipped: list[str] = []
+    for event, groups in raw.items():
+        if event not in EVENTS:
+            skipped.append(f"{file.path}: hooks.{event}: earshot has no such event; not run")
             continue
-        for j, entry in enumerate(entries):
-            try:
-                found += _group_hooks(known, event, i, {**group, "hooks": [entry]}, first=j)
-            except HookConfigError as exc:
-                skipped.append(f"{exc}; not run")
+        for i, group in enumerate(groups if isinstance(groups, list) else [groups]):
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            alone = [
+                {**group, "hooks": [entry]}
+                for entry in (entries if isinstance(entries, list) else [])
+                if isinstance(group, dict)
+            ]
+            for j, one in enumerate(alone or [group]):
+                try:
+                    found += _group_hooks(file, event, i, one, first=j)
+                except HookConfigError as exc:
+                    skipped.append(f"{exc}; not run")
     return found, skipped
 
 
