@@ -94,26 +94,46 @@ class SessionHooks:
             return
         current = with_context(turn_input, [*context, *submitted.context])
         ended: TurnEnded | None = None
-        for round_ in range(MAX_STOP_CONTINUES + 1):
-            last: TurnEnded | None = None
-            async for event in run(current):
-                if isinstance(event, TurnEnded):
-                    last = event
-                else:
-                    yield event
-            if last is None:
-                break
-            ended = last if ended is None else merged(ended, last)
-            if last.reason != "end_turn" or round_ == MAX_STOP_CONTINUES:
-                break
-            stopping, events = await self.fire("Stop", {"stop_hook_active": round_ > 0})
-            for event in events:
+        rounds = self.until_stopped(
+            run, current, "Stop", lambda _, again: {"stop_hook_active": again}
+        )
+        async for event in rounds:
+            if isinstance(event, TurnEnded):
+                ended = event if ended is None else merged(ended, event)
+            else:
                 yield event
-            if not stopping.blocked:
-                break
-            current = f"A Stop hook asks you to go on before finishing: {stopping.reason}"
         if ended is not None:
             yield ended
+
+    async def until_stopped(
+        self,
+        run: RunTurn,
+        first: TurnInput,
+        event: str,
+        payload: Callable[[TurnEnded, bool], JSONObject],
+        *,
+        subject: str | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """``run`` on ``first``, then again while ``event``'s hooks (``Stop``,
+        ``SubagentStop``) block the stop, each time with their reason as the input: at most
+        ``MAX_STOP_CONTINUES`` more rounds. Every round's events, its ``TurnEnded`` included;
+        ``payload(ended, again)`` is what the hooks get besides the session's facts
+        (``again``: an earlier round was sent back already)."""
+        current = first
+        for round_ in range(MAX_STOP_CONTINUES + 1):
+            last: TurnEnded | None = None
+            async for item in run(current):
+                if isinstance(item, TurnEnded):
+                    last = item
+                yield item
+            if last is None or last.reason != "end_turn" or round_ == MAX_STOP_CONTINUES:
+                return
+            stopping, events = await self.fire(event, payload(last, round_ > 0), subject=subject)
+            for item in events:
+                yield item
+            if not stopping.blocked:
+                return
+            current = f"A {event} hook asks you to go on before finishing: {stopping.reason}"
 
 
 def merged(earlier: TurnEnded, later: TurnEnded) -> TurnEnded:

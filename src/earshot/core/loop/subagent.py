@@ -26,7 +26,7 @@ import anyio
 from earshot._base.json import JSONObject
 from earshot.core.config.agents import BUILTIN_AGENT, AgentSpec
 from earshot.core.effort import EffortPolicy, SessionEffort
-from earshot.core.extend.lifecycle import MAX_STOP_CONTINUES, SessionHooks, merged
+from earshot.core.extend.lifecycle import SessionHooks, merged
 from earshot.core.loop.agent import Agent
 from earshot.core.loop.events import AgentEvent, ToolFinished, TurnEnded
 from earshot.core.tools import task as task_tool
@@ -193,35 +193,23 @@ class Subagents:
             brief=f"{spec.name}: {len(record.changed)} file(s) changed",
         )
 
-    async def _rounds(
-        self, child: Agent, spec: AgentSpec, prompt: str
-    ) -> AsyncIterator[AgentEvent]:
-        """The child's turn, then (while a ``SubagentStop`` hook blocks its stop) more
-        rounds of it, each with the hook's reason as the prompt. Every round ends with its
-        own ``TurnEnded``; the hooks' runs come between the rounds."""
+    def _rounds(self, child: Agent, spec: AgentSpec, prompt: str) -> AsyncIterator[AgentEvent]:
+        """The child's turn, then more rounds while a ``SubagentStop`` hook blocks its stop
+        (each round ends with its own ``TurnEnded``)."""
         hooks = SessionHooks(child.hooks, child.hook_info, child.cwd, child.record_hook)
         agent_id = uuid.uuid4().hex
-        current = prompt
-        for round_ in range(MAX_STOP_CONTINUES + 1):
-            last: TurnEnded | None = None
-            async for event in child.run_turn(current):
-                if isinstance(event, TurnEnded):
-                    last = event
-                yield event
-            if last is None or last.reason != "end_turn" or round_ == MAX_STOP_CONTINUES:
-                return
-            payload: JSONObject = {
+
+        def payload(ended: TurnEnded, again: bool) -> JSONObject:
+            return {
                 "agent_id": agent_id,
                 "agent_type": spec.name,
-                "last_assistant_message": last.text,
-                "stop_hook_active": round_ > 0,
+                "last_assistant_message": ended.text,
+                "stop_hook_active": again,
             }
-            stopping, events = await hooks.fire("SubagentStop", payload, subject=spec.name)
-            for event in events:
-                yield event
-            if not stopping.blocked:
-                return
-            current = f"A SubagentStop hook asks you to go on before finishing: {stopping.reason}"
+
+        return hooks.until_stopped(
+            child.run_turn, prompt, "SubagentStop", payload, subject=spec.name
+        )
 
 
 __all__ = ["ChildRecord", "EventSink", "Subagents"]
