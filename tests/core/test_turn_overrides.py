@@ -11,6 +11,7 @@ import pytest
 from earshot._base.json import JSONValue
 from earshot.core import commands
 from earshot.core.agent_session import AgentSession
+from earshot.core.config.agents import AgentFileError, parse_agent
 from earshot.core.config.options import SessionOptions
 from earshot.core.loop.events import TurnEnded
 from earshot.core.session import EffortEntry
@@ -141,3 +142,9 @@ async def test_a_commands_allowed_tools_bind_the_subagents_it_starts(
     assert _tools(fake_provider.requests[0]) == ["read", "task"]
     assert _tools(fake_provider.requests[1]) == ["read"]
     assert not (repo_env / "marker").exists()
+
+
+def test_a_bad_agent_effort_names_the_file_line_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "slow.md"
+    with pytest.raises(AgentFileError, match=r"slow\.md:3: field 'effort': unknown effort"):
+        parse_agent("---\nname: slow\neffort: forever\n---\nGo.\n", path)

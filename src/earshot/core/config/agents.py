@@ -65,6 +65,7 @@ def parse_agent(text: str, path: Path) -> AgentSpec:
     lines = text.splitlines()
     fields: dict[str, str] = {}
     items: dict[str, list[str]] = {}
+    effort: EffortLevel | None = None
     body = text
     if lines and lines[0].strip() == "---":
         key = ""
@@ -87,7 +88,7 @@ def parse_agent(text: str, path: Path) -> AgentSpec:
             fields[key] = value.strip().strip("\"'") if key != "tools" else value.strip()
             if key == "effort" and fields[key]:
                 try:
-                    parse_effort(fields[key], where=f"{path}:{number}: field 'effort'")
+                    effort = parse_effort(fields[key], where=f"{path}:{number}: field 'effort'")
                 except ValueError as exc:
                     raise AgentFileError(str(exc)) from exc
         else:
@@ -103,7 +104,7 @@ def parse_agent(text: str, path: Path) -> AgentSpec:
         tools=tools,
         model=fields.get("model") or None,
         source=str(path),
-        effort=parse_effort(fields["effort"]) if fields.get("effort") else None,
+        effort=effort,
     )
 
 
