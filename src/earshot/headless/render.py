@@ -40,10 +40,12 @@ from earshot.core.loop.events import (
     Notice,
     PermissionDecided,
     ReasoningDelta,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -283,9 +285,11 @@ class HeadlessRenderer:
                 | TextDelta()
                 | ReasoningDelta()
                 | ToolCallStreaming()
+                | ToolProgress()
                 | UserMessageInjected()
                 | CompactionStarted()
                 | TurnEnded()
+                | SubagentEvent()
             ):
                 return
             case CompactionEnded():
