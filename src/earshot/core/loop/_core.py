@@ -29,6 +29,7 @@ from earshot._base.json import JSONObject
 from earshot.core.effort import SessionEffort
 from earshot.core.extend.allowed import AllowedTools
 from earshot.core.extend.hooks import HookRun, Hooks
+from earshot.core.extend.lifecycle import SessionHooks
 from earshot.core.extensions import ToolSource
 from earshot.core.loop.approvals import ApproveFn, sandbox_escalation
 from earshot.core.loop.context import (
@@ -336,7 +337,14 @@ class AgentCore:
         window: int | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Summarise and cut (``context.plan_compaction``); ``keep_batches`` and a smaller
-        ``window`` make the cut deeper after the provider refused a request as too long."""
+        ``window`` make the cut deeper after the provider refused a request as too long.
+        An automatic one runs the ``PreCompact`` hooks first (``trigger: "auto"``; the
+        session runs them for ``/compact``)."""
+        if reason != "manual" and self.hooks:
+            hooks = SessionHooks(self.hooks, self.hook_info, self.cwd, self.record_hook)
+            payload: JSONObject = {"trigger": "auto", "custom_instructions": ""}
+            for event in (await hooks.fire("PreCompact", payload))[1]:
+                yield event
         before = self.context_tokens()
         yield CompactionStarted(reason=reason, tokens_before=before)
         window = window or self.window()
