@@ -170,7 +170,10 @@ def test_a_shell_hook_blocks_bash_and_sees_the_payload(
 def test_a_hook_cannot_allow(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
 ) -> None:
-    answer = {"hookSpecificOutput": {"permissionDecision": "allow"}}
+    answer = {
+        "hookSpecificOutput": {"permissionDecision": "allow"},
+        "systemMessage": "checked by the policy bot",
+    }
     command = f"echo '{json.dumps(answer)}'"
     settings = {
         "hooks": {
@@ -185,6 +188,10 @@ def test_a_hook_cannot_allow(
     done = earshot(fake_provider, repo, "-p", "rm it", "--output-format", "stream-json", env=home)
     assert (repo / "notes.txt").exists()
     assert "never allow" in done.stdout
+    notices = [str(r["message"]) for r in records(done.stdout) if r.get("type") == "notice"]
+    assert any("checked by the policy bot" in n for n in notices)
+    ran = [r for r in records(done.stdout) if r.get("type") == "hook"]
+    assert [r["decision"] for r in ran] == ["ignored_allow"]
 
 
 def test_project_hooks_wait_for_trust(

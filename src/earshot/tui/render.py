@@ -356,8 +356,11 @@ class Feed:
             case UserMessageInjected(message=message):
                 out.append(user_block(p, message_text(message), note="sent while working"))
             case HookRan(decision=decision):
-                level = "warning" if decision in ("block", "stop", "error") else "info"
-                out.append(notice_block(p, level, event.line))
+                # a hook that only ran (exit 0, nothing said) stays out of the scrollback;
+                # the transcript keeps every run
+                if decision != "ok":
+                    level = "warning" if decision in ("block", "stop", "error") else "info"
+                    out.append(notice_block(p, level, event.line))
             case Notice(retry=retry, message=text) if retry is not None:
                 self.activity = text  # "retrying in 4 s (rate limited, attempt 2/3)"
             case Notice(level=level, message=text):

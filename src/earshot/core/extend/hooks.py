@@ -357,6 +357,9 @@ def _judge(outcome: HookOutcome, run: HookRun, event: str) -> HookDecision:
             return "context"
         return "ok"
     judged: HookDecision = "ok"
+    said = reply.get("systemMessage")
+    if isinstance(said, str) and said.strip():
+        outcome.warnings.append(f"{event} hook `{run.command}`: {said.strip()}")
     specific = reply.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
     extra = reply.get("additionalContext") or specific.get("additionalContext")
