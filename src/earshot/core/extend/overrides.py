@@ -24,12 +24,11 @@ from earshot.providers.effort import EffortLevel, parse_effort
 
 @dataclass(frozen=True)
 class TurnOverrides:
+    """None of them set: the turn runs as the session does."""
+
     model: str = ""
     allowed: AllowedTools | None = None
     effort: EffortLevel | None = None
-
-    def __bool__(self) -> bool:
-        return bool(self.model) or self.allowed is not None or self.effort is not None
 
 
 def read_overrides(
