@@ -42,7 +42,7 @@ from earshot.core.extend.skills import Skill
 from earshot.core.extensions import ExtraCommand, ToolSource
 from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
-from earshot.core.loop.input import TurnInput
+from earshot.core.loop.input import TurnInput, with_notes
 from earshot.core.permissions import Mode, parse_mode
 from earshot.core.session import SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
@@ -113,6 +113,7 @@ class AgentSession:
         self.context_tokens = 0
         """Tokens in the context after the last model call (prompt + reply), as reported."""
         self._next_turn = TurnOverrides()
+        self._notes: list[str] = []
         self.lifecycle = opened.lifecycle
         """The hooks around turns (``core/extend/lifecycle.py``)."""
         self._ended = False
@@ -235,12 +236,18 @@ class AgentSession:
         skill's ``model``, ``effort`` and ``allowed-tools`` (``for_next_turn``) hold for
         this turn only."""
         overrides, self._next_turn = self._next_turn, TurnOverrides()
+        notes, self._notes = self._notes, []
+        turn_input = with_notes(turn_input, notes)
         source = "resume" if self.resumed else "startup"
         async with applied(overrides, self.agent, self.switch_model):
             async for event in self.lifecycle.turn(turn_input, self.agent.run_turn, source=source):
                 if isinstance(event, AssistantMessage):
                     self.context_tokens = event.usage.prompt_total + event.usage.output
                 yield event
+
+    def tell_model(self, note: str) -> None:
+        """Send ``note`` to the model with the next message (``/scope``'s edit)."""
+        self._notes.append(note)
 
     def for_next_turn(self, overrides: TurnOverrides) -> None:
         """The next turn (only) runs with a command file's or skill's ``overrides``: its
