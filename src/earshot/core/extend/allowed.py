@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from earshot.core.extend.names import CLAUDE_NAMES, OURS_TO_CLAUDE
-from earshot.core.loop.ports import Gate, GateDecision
-from earshot.core.permissions import Decision, Mode, Rule, RuleSet, decide
+from earshot.core.permissions import Mode, Rule, RuleSet
 from earshot.core.permissions.rules import FAMILIES, parse_rule
 from earshot.core.tools.base import PermissionRequest
+
+if TYPE_CHECKING:
+    from earshot.core.loop.ports import Gate, GateDecision
 
 T = TypeVar("T")
 
@@ -66,6 +68,8 @@ class AllowedTools:
             return None
         rules = tuple(r for r in self.rules if tool in _family(r))
         if rules:
+            from earshot.core.permissions.decision import decide  # loaded on first decision
+
             decision = decide(RuleSet(rules=rules), "ask", cwd, request, read_only=False)
             uncovered = list(dict.fromkeys(p.command for p in decision.commands if p.rule is None))
             if decision.outcome == "allow" and not uncovered:
@@ -104,6 +108,8 @@ class NarrowedGate:
     def check(self, request: PermissionRequest, *, read_only: bool) -> GateDecision:
         refused = self.allowed.refusal(request, self.cwd)
         if refused is not None:
+            from earshot.core.permissions.decision import Decision
+
             return Decision("deny", refused)
         return self.inner.check(request, read_only=read_only)
 

@@ -34,7 +34,6 @@ from earshot._base.json import JSONObject, JSONValue
 from earshot._base.jsonfile import JSONFileError, load_json_object
 from earshot.core.config.settings import SettingsFile, git_tracked
 from earshot.core.extend.names import OURS_TO_CLAUDE, matches
-from earshot.core.tools._shell import child_env
 
 EVENTS = (
     "SessionStart",
@@ -294,6 +293,8 @@ class Hooks:
         if tool is not None:
             body["tool_name"] = OURS_TO_CLAUDE.get(tool, tool)
         stdin = json.dumps(body).encode()
+        from earshot.core.tools._shell import child_env  # the shell machinery, when first needed
+
         env = {**child_env(self.pass_env), "CLAUDE_PROJECT_DIR": str(cwd)}
         env["EARSHOT_PROJECT_DIR"] = str(cwd)
         for hook in self.matching(event, tool if tool is not None else subject):

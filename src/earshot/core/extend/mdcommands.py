@@ -22,15 +22,17 @@ import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
 from earshot.core.config.settings import project_root
 from earshot.core.extend.frontmatter import FrontMatterError, parse, text_field
 from earshot.core.extend.overrides import TurnOverrides, read_overrides
-from earshot.core.loop.ports import Gate
-from earshot.core.tools._shell import child_env
 from earshot.core.tools.base import PermissionRequest
+
+if TYPE_CHECKING:
+    from earshot.core.loop.ports import Gate
 
 SHELL_TIMEOUT = 30.0
 MAX_INCLUDE = 100_000
@@ -134,6 +136,8 @@ def _shell(match: re.Match[str], cwd: Path, gate: Gate) -> str:
             f"!`{line}`: the permission gate says {decision.outcome} ({decision.reason}); "
             "a command file's commands run only when an allow rule or the mode allows them"
         )
+    from earshot.core.tools._shell import child_env  # the shell machinery, when first needed
+
     try:
         done = subprocess.run(
             ["bash", "-c", line],
