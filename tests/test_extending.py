@@ -159,13 +159,21 @@ def test_a_shell_hook_blocks_bash_and_sees_the_payload(
     assert payload["cwd"] == str(repo.resolve())
     assert payload["session_id"] and payload["transcript_path"]
     assert "no shell today" in json.dumps(fake_provider.requests[1].json()["messages"])
-    assert any("hook PreToolUse" in json.dumps(r) for r in records(done.stdout))
+    ran = [r for r in records(done.stdout) if r.get("type") == "hook"]
+    assert [(r["event"], r["decision"], r["exit_code"], r["matcher"]) for r in ran] == [
+        ("PreToolUse", "block", 2, "Bash")
+    ]
+    assert ran[0]["output"] == "no shell today" and ran[0]["source"] == "user"
+    assert not any("hook" in str(r.get("message", "")) for r in records(done.stdout))
 
 
 def test_a_hook_cannot_allow(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
 ) -> None:
-    answer = {"hookSpecificOutput": {"permissionDecision": "allow"}}
+    answer = {
+        "hookSpecificOutput": {"permissionDecision": "allow"},
+        "systemMessage": "checked by the policy bot",
+    }
     command = f"echo '{json.dumps(answer)}'"
     settings = {
         "hooks": {
@@ -180,6 +188,10 @@ def test_a_hook_cannot_allow(
     done = earshot(fake_provider, repo, "-p", "rm it", "--output-format", "stream-json", env=home)
     assert (repo / "notes.txt").exists()
     assert "never allow" in done.stdout
+    notices = [str(r["message"]) for r in records(done.stdout) if r.get("type") == "notice"]
+    assert any("checked by the policy bot" in n for n in notices)
+    ran = [r for r in records(done.stdout) if r.get("type") == "hook"]
+    assert [r["decision"] for r in ran] == ["ignored_allow"]
 
 
 def test_project_hooks_wait_for_trust(
@@ -266,7 +278,32 @@ def test_prompt_hooks_add_context_or_reject_and_every_run_is_in_the_transcript(
         if '"type":"hook"' in line
     ]
     assert {h["event"] for h in hooks} >= {"SessionStart", "UserPromptSubmit"}
-    assert any(h["exit_code"] == 2 for h in hooks)
+    assert any(h["exit_code"] == 2 and h["decision"] == "block" for h in hooks)
+    assert any(h["decision"] == "context" and h["output"] == "sprint 7" for h in hooks)
+
+
+def test_after_a_stop_hook_sends_the_model_back_the_result_counts_every_round(
+    fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    stop = _write(
+        tmp_path / "stop.sh",
+        "#!/bin/sh\nif grep -q '\"stop_hook_active\": false'; then echo 'again' >&2; exit 2; fi\n",
+    )
+    stop.chmod(0o755)
+    _hooks(home, {"Stop": _one(str(stop))})
+    fake_provider.script(
+        anthropic.text_turn("first", usage=anthropic.Usage(input_tokens=100, output_tokens=10)),
+        anthropic.text_turn("second", usage=anthropic.Usage(input_tokens=200, output_tokens=20)),
+    )
+    done = earshot(fake_provider, repo, "-p", "go", "--output-format", "json", env=home)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["text"] == "second"
+    assert result["num_turns"] == 2
+    assert result["usage"]["input_tokens"] == 300
+    assert result["usage"]["output_tokens"] == 30
+    assert result["cost_usd"] is not None
+    assert result["cost_usd"] == pytest.approx(result["total_cost_usd"])
 
 
 def test_a_stop_hook_sends_the_model_back_once_and_post_tool_use_speaks_to_it(

@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator
 from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
+    HookRan,
     ModelCallStarted,
     Notice,
     PermissionDecided,
@@ -73,6 +74,9 @@ LOCKED: dict[str, set[str]] = {
     ),
     "notice": _fields("schema type level message"),
     "scope": _fields("schema type goal paths steps"),
+    "hook": _fields(
+        "schema type event command matcher source exit_code duration_ms decision output"
+    ),
     "error": _fields("schema type kind message"),
     "result": _fields(
         "schema type success stop_reason text session_id num_turns duration_ms usage cost_usd"
@@ -380,7 +384,7 @@ def test_lock_fails_on_a_renamed_field_or_a_removed_type() -> None:
 def test_records_written_carry_every_locked_field_and_only_declared_ones() -> None:
     declared = _record_defs(load_schema())
     seen: dict[str, set[str]] = {}
-    for events, ended in (_tool_turn(), _failed_turn(), _scoped_turn()):
+    for events, ended in (_tool_turn(), _failed_turn(), _scoped_turn(), _hooked_turn()):
         stdout, _, _ = _render("stream-json", events, ended)
         for record in _records(stdout):
             kind = record["type"]
@@ -632,3 +636,40 @@ def test_a_scope_declaration_is_a_scope_record(validator: Draft202012Validator) 
     ]
     for record in scopes:
         validator.validate(record)
+
+
+def _hooked_turn() -> tuple[list[AgentEvent], TurnEnded]:
+    """The tool turn with a blocking PreToolUse hook run before its last event."""
+    events, ended = _tool_turn()
+    ran = HookRan(
+        event="PreToolUse",
+        command="./no-shell.sh",
+        matcher="Bash",
+        source="user",
+        exit_code=2,
+        duration_ms=3.4,
+        decision="block",
+        output="no shell today",
+    )
+    return [*events[:-1], ran, events[-1]], ended
+
+
+def test_a_hook_run_is_a_hook_record_not_a_notice(validator: Draft202012Validator) -> None:
+    stdout, _, _ = _render("stream-json", *_hooked_turn())
+    hooks = [r for r in _records(stdout) if r["type"] == "hook"]
+    assert hooks == [
+        {
+            "schema": SCHEMA,
+            "type": "hook",
+            "event": "PreToolUse",
+            "command": "./no-shell.sh",
+            "matcher": "Bash",
+            "source": "user",
+            "exit_code": 2,
+            "duration_ms": 3,
+            "decision": "block",
+            "output": "no shell today",
+        }
+    ]
+    validator.validate(hooks[0])
+    assert "no-shell" not in json.dumps([r for r in _records(stdout) if r["type"] == "notice"])

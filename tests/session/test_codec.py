@@ -19,6 +19,7 @@ from earshot.core.session.entries import (
     CompactionEntry,
     FormatMark,
     Header,
+    HookEntry,
     LabelEntry,
     Line,
     MessageEntry,
@@ -80,6 +81,19 @@ def _lines() -> list[Line]:
         LabelEntry(id="g", parent_id="f", timestamp="t7", target="a", label="start"),
         SnapshotEntry(id="h", parent_id="g", timestamp="t8", snapshot="abc"),
         RewindEntry(id="i", parent_id="a", timestamp="t9", from_id="h"),
+        HookEntry(
+            id="j",
+            parent_id="i",
+            timestamp="t10",
+            event="PreToolUse",
+            command="./check.sh",
+            exit_code=2,
+            duration_ms=3.4,
+            matcher="Bash|Edit",
+            source="project",
+            decision="block",
+            output="no shell today",
+        ),
     ]
 
 
@@ -91,6 +105,28 @@ def test_every_line_type_round_trips_exactly() -> None:
     assert parsed.entries == lines[1:]
     assert parsed.problems == []
     assert b"".join(encode_line(e) for e in [parsed.header, *parsed.entries]) == data
+
+
+def test_a_hook_line_written_before_decision_and_output_still_reads() -> None:
+    old = (
+        b'{"type":"hook","id":"h1","parent_id":null,"timestamp":"t1","event":"Stop",'
+        b'"command":"true","exit_code":0,"duration_ms":2.5}\n'
+    )
+    parsed = parse(encode_line(HEADER) + old)
+    assert parsed.problems == []
+    assert parsed.entries == [
+        HookEntry(
+            id="h1",
+            parent_id=None,
+            timestamp="t1",
+            event="Stop",
+            command="true",
+            exit_code=0,
+            duration_ms=2.5,
+        )
+    ]
+    entry = parsed.entries[0]
+    assert isinstance(entry, HookEntry) and entry.decision == "" and entry.output == ""
 
 
 def test_every_entry_carries_type_id_parent_and_timestamp() -> None:

@@ -70,6 +70,39 @@ def test_show_prints_facts_and_the_branch(
     assert "← bash (2 lines): 1 failed" in out
 
 
+def test_show_prints_each_hook_run_after_the_message_it_followed(
+    store: SessionStore, project: Path, data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def run() -> str:
+        with store.create(model="anthropic/claude") as session:
+            await session.append_hook("SessionStart", "echo hi", 0, 4.2, decision="context")
+            await session.append_message(user("Run the tests"))
+            await session.append_message(assistant("Running.", call("c1", command="rm -rf x")))
+            await session.append_hook(
+                "PreToolUse",
+                "./no-rm.sh",
+                2,
+                12.6,
+                matcher="Bash",
+                source="user",
+                decision="block",
+                output="rm is not allowed here",
+            )
+            await session.append_message(result("c1", "permission denied"))
+            await session.append_hook("Stop", "sleep 99", None, 60000.0, decision="error")
+            return session.id
+
+    session_id = anyio.run(run)
+    assert sessions_cmd.show(session_id, cwd=project, data_dir=data) == 0
+    out = capsys.readouterr().out
+    start = out.index("(hook SessionStart `echo hi`: context, exit 0, 4 ms)")
+    call_at = out.index('→ bash {"command":"rm -rf x"}')
+    blocked = out.index("(hook PreToolUse `./no-rm.sh`: block, exit 2, 13 ms)")
+    assert start < out.index("Run the tests") < call_at < blocked
+    assert blocked < out.index("  rm is not allowed here") < out.index("← bash")
+    assert out.index("← bash") < out.index("(hook Stop `sleep 99`: error, timed out")
+
+
 def test_unknown_or_ambiguous_ids_are_usage_errors(
     store: SessionStore, project: Path, data: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,6 +9,7 @@ from earshot.cli.tui_cmd import split_prompt
 from earshot.core.loop.events import (
     AgentEvent,
     AssistantMessage,
+    HookRan,
     ModelCallStarted,
     Notice,
     RetryInfo,
@@ -185,3 +186,23 @@ def test_a_retry_shows_on_the_activity_line_before_the_wait() -> None:
     assert feed.activity == "retrying in 4 s (rate limited, attempt 2/3)"
     feed.event(TextDelta(text="Here"))
     assert feed.activity == "writing"
+
+
+def test_a_hook_run_shows_only_when_it_decided_something() -> None:
+    feed = Feed(Painter(100, color=False))
+
+    def ran(decision: str, code: int) -> HookRan:
+        return HookRan(
+            event="PreToolUse",
+            command="./check.sh",
+            matcher="Bash",
+            source="user",
+            exit_code=code,
+            duration_ms=12.0,
+            decision=decision,
+            output="",
+        )
+
+    assert feed.event(ran("ok", 0)) == []
+    shown = "".join(feed.event(ran("block", 2)))
+    assert "hook PreToolUse `./check.sh`: block (exit 2, 12 ms)" in shown

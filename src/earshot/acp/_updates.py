@@ -21,6 +21,7 @@ One turn, in the order ``core/loop/events.py`` documents::
                               mid-stream); the stop reason comes from STOP_REASONS
     TurnStarted, ModelCallStarted, Notice     nothing (notices go to the log); a retry
                                               notice is also a thought "[retrying in ...]"
+    HookRan                   nothing (a line in the log)
     SubagentEvent             nothing here: ``_children`` makes them updates of the task
                               call's content
 
@@ -63,6 +64,7 @@ from earshot.core.loop.events import (
     AssistantMessage,
     CompactionEnded,
     CompactionStarted,
+    HookRan,
     ModelCallStarted,
     Notice,
     PermissionDecided,
@@ -256,6 +258,9 @@ class Turn:
                 return self._finished(event)
             case UserMessageInjected():
                 return user_chunks(event.message)
+            case HookRan():
+                log.info("%s", event.line)
+                return []
             case Notice():
                 level = logging.WARNING if event.level == "warning" else logging.INFO
                 log.log(level, "%s", event.message)

@@ -14,6 +14,7 @@ from pathlib import Path
 import msgspec
 
 from earshot.core.session import (
+    HookEntry,
     MessageEntry,
     SessionError,
     SessionInfo,
@@ -131,13 +132,45 @@ def _render_brief(message: Message) -> list[str]:
     return out
 
 
+def _hook_line(entry: HookEntry) -> list[str]:
+    code = "timed out" if entry.exit_code is None else f"exit {entry.exit_code}"
+    decided = f"{entry.decision}, " if entry.decision else ""
+    line = f"(hook {entry.event} `{entry.command}`: {decided}{code}, {entry.duration_ms:.0f} ms)"
+    return [line, *(["  " + _clip(entry.output, 3).replace("\n", "\n  ")] if entry.output else [])]
+
+
+def _hook_places(
+    tree: Tree, to: str | None, history: list[Message]
+) -> tuple[list[HookEntry], dict[int, list[HookEntry]]]:
+    """The hook runs of the branch ending at ``to``: those before its first message shown,
+    and the others by the message shown last before them (a message compaction dropped
+    is not shown, so runs after it follow the one before)."""
+    shown = {id(message) for message in history}
+    leading: list[HookEntry] = []
+    after: dict[int, list[HookEntry]] = {}
+    anchor: int | None = None
+    for entry in tree.path(to):
+        if isinstance(entry, MessageEntry) and id(entry.message) in shown:
+            anchor = id(entry.message)
+        elif isinstance(entry, HookEntry):
+            (leading if anchor is None else after.setdefault(anchor, [])).append(entry)
+    return leading, after
+
+
 def _with_children(tree: Tree, to: str | None, indent: str = "") -> list[str]:
-    """The branch ending at ``to`` (None: the current one), briefly; under each ``task``
-    call, the transcript of the subagent it ran, indented, at any depth."""
+    """The branch ending at ``to`` (None: the current one), briefly, each hook run after
+    the message it followed; under each ``task`` call, the transcript of the subagent it
+    ran, indented, at any depth."""
     children = {root.call_id: (root, last) for root, last in tree.subagents(to)}
+    history = tree.history(to)
+    leading, after = _hook_places(tree, to, history)
     out: list[str] = []
-    for message in tree.history(to):
+    for hook in leading:
+        out += [indent + line for line in _hook_line(hook)] + [indent.rstrip()]
+    for message in history:
         out += [indent + line if line else indent.rstrip() for line in _render_brief(message)]
+        for hook in after.get(id(message), []):
+            out += [indent + line for line in _hook_line(hook)]
         for part in message.parts:
             if isinstance(part, ToolCallPart) and part.id in children:
                 root, last = children[part.id]

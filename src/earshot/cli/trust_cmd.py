@@ -51,12 +51,11 @@ def ask_once(cwd: Path) -> None:
     """Before the TUI's first start in a project whose checked-in files would run
     something not yet trusted: show exactly what, and ask once (a no is recorded too)."""
     from earshot.core.config.settings import project_root
+    from earshot.core.extend.trust import project_files
     from earshot.mcp import trust
 
     root = project_root(cwd)
-    if not any(
-        path.is_file() for path in (root / ".mcp.json", root / ".earshot" / "settings.json")
-    ):
+    if not any(path.is_file() for path in project_files(root)):
         return
     state = trust.state(root)
     if not state.defined or state.trusted or state.declined:
@@ -93,7 +92,8 @@ def main(args: list[str]) -> int:
     if not state.defined:
         print(
             f"{root} defines nothing that needs trust (no MCP servers in .mcp.json or "
-            ".earshot/settings.json)"
+            ".earshot/settings.json, no hooks in .earshot/settings.json or "
+            ".claude/settings.json)"
         )
         return 0
     if state.trusted:

@@ -144,7 +144,10 @@ def open_session(
     settings = settings if settings is not None else load_settings(cwd)
     rules = load_rules(settings, allow=options.allow, ask=options.ask, deny=options.deny)
     session_hooks, hook_notices = hooks.load(
-        settings.files, trusted_project=trust.quietly_trusted(project_root(cwd))
+        settings.files,
+        trusted_project=trust.quietly_trusted(project_root(cwd)),
+        root=project_root(cwd),
+        pass_env=settings.pass_env,
     )
     try:
         mode = (
@@ -279,7 +282,16 @@ def open_session(
     }
 
     async def record(run: HookRun) -> None:
-        await transcript.append_hook(run.event, run.command, run.exit_code, run.duration_ms)
+        await transcript.append_hook(
+            run.event,
+            run.command,
+            run.exit_code,
+            run.duration_ms,
+            matcher=run.matcher,
+            source=run.source,
+            decision=run.decision,
+            output=run.output,
+        )
 
     agent.record_hook = record
     lifecycle = SessionHooks(agent.hooks, agent.hook_info, cwd, record)

@@ -37,6 +37,7 @@ from earshot.core.config.options import SessionOptions
 from earshot.core.config.settings import Settings, SettingsError
 from earshot.core.config.targets import NoModelError, load_catalog, model_choices, target_for
 from earshot.core.extend.mdcommands import MdCommand
+from earshot.core.extend.overrides import TurnOverrides, applied
 from earshot.core.extend.skills import Skill
 from earshot.core.extensions import ExtraCommand, ToolSource
 from earshot.core.loop.approvals import ApproveFn
@@ -111,7 +112,7 @@ class AgentSession:
         self.user_commands: dict[str, MdCommand] = {c.name: c for c in opened.user_commands}
         self.context_tokens = 0
         """Tokens in the context after the last model call (prompt + reply), as reported."""
-        self._next_turn: tuple[str, tuple[str, ...]] | None = None
+        self._next_turn = TurnOverrides()
         self._notes: list[str] = []
         self.lifecycle = opened.lifecycle
         """The hooks around turns (``core/extend/lifecycle.py``)."""
@@ -231,41 +232,34 @@ class AgentSession:
 
     async def prompt(self, turn_input: TurnInput) -> AsyncIterator[AgentEvent]:
         """Run one turn. ``InputError`` (raised before any event) means nothing was
-        appended or sent. ``TurnEnded`` is always the last event. A command file's
-        ``model`` and ``allowed-tools`` (``for_next_turn``) hold for this turn only."""
-        next_turn, self._next_turn = self._next_turn, None
-        model, allowed = next_turn if next_turn is not None else ("", ())
+        appended or sent. ``TurnEnded`` is always the last event. A command file's or
+        skill's ``model``, ``effort`` and ``allowed-tools`` (``for_next_turn``) hold for
+        this turn only."""
+        overrides, self._next_turn = self._next_turn, TurnOverrides()
         notes, self._notes = self._notes, []
         turn_input = with_notes(turn_input, notes)
-        old_target = self.agent.target
-        if model:
-            await self.switch_model(model)
-        self.agent.allowed_only = tuple(allowed)
         source = "resume" if self.resumed else "startup"
-        try:
+        async with applied(overrides, self.agent, self.switch_model):
             async for event in self.lifecycle.turn(turn_input, self.agent.run_turn, source=source):
                 if isinstance(event, AssistantMessage):
                     self.context_tokens = event.usage.prompt_total + event.usage.output
                 yield event
-        finally:
-            self.agent.allowed_only = ()
-            if model and self.agent.target is not old_target:
-                await self.agent.switch_model(old_target)
 
     def tell_model(self, note: str) -> None:
         """Send ``note`` to the model with the next message (``/scope``'s edit)."""
         self._notes.append(note)
 
-    def for_next_turn(self, *, model: str = "", allowed_tools: Sequence[str] = ()) -> None:
-        """The next turn (only) uses ``model`` and only the tools ``allowed_tools`` name
-        (Claude Code's names or ours; a tool never named is taken away, none is added).
-        An unknown model is a ``CommandError`` now, before anything is sent."""
-        if model:
+    def for_next_turn(self, overrides: TurnOverrides) -> None:
+        """The next turn (only) runs with a command file's or skill's ``overrides``: its
+        model, its effort, and only the tools and uses its ``allowed-tools`` covers (they
+        narrow, never grant). An unknown model is a ``CommandError`` now, before anything
+        is sent."""
+        if overrides.model:
             try:
-                target_for(model.strip(), settings=self.settings, catalog=self.catalog)
+                target_for(overrides.model, settings=self.settings, catalog=self.catalog)
             except (CatalogError, ProviderError, SettingsError, NoModelError) as exc:
                 raise CommandError(error_text(exc)) from exc
-        self._next_turn = (model.strip(), tuple(allowed_tools)) if model or allowed_tools else None
+        self._next_turn = overrides
 
     def steer(self, turn_input: TurnInput) -> None:
         """Queue a message typed mid-turn; it is sent between two model calls."""

@@ -297,7 +297,7 @@ async def cmd_skills(session: AgentSession, arg: str) -> CommandReply:
 def _file_command(found: MdCommand) -> Command:
     async def run_file(session: AgentSession, arg: str) -> CommandReply:
         prompt = expand(found, arg, session.cwd, session.gate)
-        session.for_next_turn(model=found.model, allowed_tools=found.allowed_tools)
+        session.for_next_turn(found.overrides)
         return CommandReply(send=prompt)
 
     return Command(
@@ -312,6 +312,7 @@ def _file_command(found: MdCommand) -> Command:
 
 def _skill_command(skill: Skill) -> Command:
     async def run_skill(session: AgentSession, arg: str) -> CommandReply:
+        session.for_next_turn(skill.overrides)
         ask = f"Use the skill {skill.name!r} (load it with the skill tool) for this"
         return CommandReply(send=ask + (f": {arg}" if arg else "."))
 

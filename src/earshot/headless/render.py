@@ -39,6 +39,7 @@ from earshot.core.loop.events import (
     AssistantMessage,
     CompactionEnded,
     CompactionStarted,
+    HookRan,
     ModelCallStarted,
     Notice,
     PermissionDecided,
@@ -333,6 +334,21 @@ class HeadlessRenderer:
                     )
                 )
                 self._say(f"[verify] {event.command}: {'passed' if event.passed else 'failed'}")
+            case HookRan():
+                self._emit(
+                    _record(
+                        "hook",
+                        event=event.event,
+                        command=event.command,
+                        matcher=event.matcher,
+                        source=event.source,
+                        exit_code=event.exit_code,
+                        duration_ms=_ms(event.duration_ms),
+                        decision=event.decision,
+                        output=event.output,
+                    )
+                )
+                self._say(f"[{event.line}]")
             case AssistantMessage():
                 self._completed_call(event)
             case ToolCallRequested(call=call, title=title):

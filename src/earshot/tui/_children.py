@@ -36,6 +36,7 @@ from earshot.core.loop.events import (
     AssistantMessage,
     CompactionEnded,
     CompactionStarted,
+    HookRan,
     ModelCallStarted,
     Notice,
     PermissionDecided,
@@ -148,6 +149,10 @@ class Child:
                 if lines and call_id in self.running:
                     self.progress[call_id] = lines[-1].strip()
             case Notice():
+                pass
+            case HookRan(decision=decision) if decision != "ok":
+                self._log(f"· {event.line}")
+            case HookRan():
                 pass
             case SubagentEvent(event=ToolCallRequested(title=title)):
                 # a grandchild's call: one log line (its progress is its own parent's)

@@ -34,6 +34,7 @@ from earshot.core.loop.events import (
     AssistantMessage,
     CompactionEnded,
     CompactionStarted,
+    HookRan,
     ModelCallStarted,
     Notice,
     PermissionDecided,
@@ -263,6 +264,12 @@ class Feed:
                 self.activity = "waiting for the model"
             case UserMessageInjected(message=message):
                 out.append(user_block(p, message_text(message), note="sent while working"))
+            case HookRan(decision=decision):
+                # a hook that only ran (exit 0, nothing said) stays out of the scrollback;
+                # the transcript keeps every run
+                if decision != "ok":
+                    level = "warning" if decision in ("block", "stop", "error") else "info"
+                    out.append(notice_block(p, level, event.line))
             case Notice(retry=retry, message=text) if retry is not None:
                 self.activity = text  # "retrying in 4 s (rate limited, attempt 2/3)"
             case Notice(level=level, message=text):

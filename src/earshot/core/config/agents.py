@@ -8,6 +8,7 @@ Looked up in ``<config>/agents/*.md`` (user), then ``<project>/.claude/agents/*.
     description: Reviews a diff        shown to the model in the task tool's description
     tools: read, grep, glob            only narrows the parent's tools (omitted: all of them)
     model: groq/llama-3.3-70b-versatile    any provider's model (omitted: the parent's)
+    effort: high                       its reasoning effort (omitted: the parent's)
     ---
     The body is the child's system prompt.
 
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from earshot._base.dirs import config_dir
 from earshot.core.config.settings import project_root
+from earshot.providers.effort import EffortLevel, parse_effort
 
 GENERAL_PURPOSE = "general-purpose"
 GENERAL_PROMPT = """\
@@ -37,6 +39,7 @@ class AgentSpec:
     tools: tuple[str, ...] | None = None
     model: str | None = None
     source: str = "built-in"
+    effort: EffortLevel | None = None
 
 
 BUILTIN_AGENT = AgentSpec(
@@ -62,6 +65,7 @@ def parse_agent(text: str, path: Path) -> AgentSpec:
     lines = text.splitlines()
     fields: dict[str, str] = {}
     items: dict[str, list[str]] = {}
+    effort: EffortLevel | None = None
     body = text
     if lines and lines[0].strip() == "---":
         key = ""
@@ -79,9 +83,14 @@ def parse_agent(text: str, path: Path) -> AgentSpec:
                 raise AgentFileError(f"{path}:{number}: expected 'field: value', got {stripped!r}")
             key, _, value = stripped.partition(":")
             key = key.strip()
-            if key not in ("name", "description", "tools", "model"):
+            if key not in ("name", "description", "tools", "model", "effort"):
                 raise AgentFileError(f"{path}:{number}: field {key!r}: unknown field")
             fields[key] = value.strip().strip("\"'") if key != "tools" else value.strip()
+            if key == "effort" and fields[key]:
+                try:
+                    effort = parse_effort(fields[key], where=f"{path}:{number}: field 'effort'")
+                except ValueError as exc:
+                    raise AgentFileError(str(exc)) from exc
         else:
             raise AgentFileError(f"{path}:1: the front matter has no closing '---'")
     tools: tuple[str, ...] | None = None
@@ -95,6 +104,7 @@ def parse_agent(text: str, path: Path) -> AgentSpec:
         tools=tools,
         model=fields.get("model") or None,
         source=str(path),
+        effort=effort,
     )
 
 

@@ -21,6 +21,7 @@ Environment variables named here override every file: ``EARSHOT_MAX_RETRIES`` (`
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +81,22 @@ def project_root(cwd: Path) -> Path:
         if (directory / ".earshot").is_dir() or (directory / ".git").exists():
             return directory
     return cwd
+
+
+def git_tracked(path: Path) -> bool:
+    """Whether git tracks ``path`` (a "local" file that was committed arrives with a clone
+    like any other). False when git is missing or ``path`` is not in a work tree."""
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "--error-unmatch", "--", path.name],
+            cwd=path.parent,
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
 
 
 def settings_paths(cwd: Path) -> list[tuple[str, Path]]:
@@ -281,4 +298,11 @@ def load_settings(cwd: Path | None = None, env: Mapping[str, str] | None = None)
     return settings
 
 
-__all__ = ["Settings", "SettingsError", "SettingsFile", "load_settings", "project_root"]
+__all__ = [
+    "Settings",
+    "SettingsError",
+    "SettingsFile",
+    "git_tracked",
+    "load_settings",
+    "project_root",
+]

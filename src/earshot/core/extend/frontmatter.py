@@ -76,11 +76,24 @@ def text_field(doc: Document, name: str, path: Path) -> str:
 
 
 def list_field(doc: Document, name: str) -> list[str]:
-    """A list field; a string is split on commas and spaces (``allowed-tools: Read, Bash``)."""
+    """A list field; a string is split on commas and spaces outside parentheses
+    (``allowed-tools: Read, Bash(git add:*)`` is two items)."""
     value = doc.fields.get(name, [])
     if isinstance(value, list):
         return [v for v in value if v]
-    return [part for part in value.replace(",", " ").split() if part]
+    items: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in value:
+        depth += (char == "(") - (char == ")")
+        if depth <= 0 and (char == "," or char.isspace()):
+            items.append("".join(current))
+            current = []
+            depth = 0
+        else:
+            current.append(char)
+    items.append("".join(current))
+    return [item for item in items if item]
 
 
 __all__ = ["Document", "FrontMatterError", "Value", "list_field", "parse", "text_field"]

@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+import msgspec
+
 from earshot._base.json import JSONObject
 from earshot.core.extend.hooks import HookOutcome, HookRun, Hooks
-from earshot.core.loop._execute import hook_notices
+from earshot.core.loop._execute import hook_events
 from earshot.core.loop.approvals import Approval, ApprovalRequest, ApproveFn
 from earshot.core.loop.events import AgentEvent, Notice, TurnEnded
 from earshot.core.loop.input import TurnInput
@@ -53,15 +55,24 @@ class SessionHooks:
         self.started = False
 
     async def fire(
-        self, event: str, payload: JSONObject, *, tool: str | None = None
+        self,
+        event: str,
+        payload: JSONObject,
+        *,
+        tool: str | None = None,
+        subject: str | None = None,
     ) -> tuple[HookOutcome, list[AgentEvent]]:
-        if not self.hooks or not self.hooks.matching(event, tool):
+        """Run ``event``'s hooks (matched against ``tool`` or ``subject``), record each run;
+        what they decided, and the events a front-end sees of them."""
+        if not self.hooks or not self.hooks.matching(event, tool if tool is not None else subject):
             return HookOutcome(), []
-        judged = await self.hooks.run(event, {**self.info, **payload}, self.cwd, tool=tool)
+        judged = await self.hooks.run(
+            event, {**self.info, **payload}, self.cwd, tool=tool, subject=subject
+        )
         if self.record is not None:
             for run in judged.runs:
                 await self.record(run)
-        return judged, hook_notices(judged)
+        return judged, hook_events(judged)
 
     async def turn(
         self, turn_input: TurnInput, run: RunTurn, *, source: str
@@ -83,23 +94,63 @@ class SessionHooks:
             return
         current = with_context(turn_input, [*context, *submitted.context])
         ended: TurnEnded | None = None
-        for round_ in range(MAX_STOP_CONTINUES + 1):
-            ended = None
-            async for event in run(current):
-                if isinstance(event, TurnEnded):
-                    ended = event
-                else:
-                    yield event
-            if ended is None or ended.reason != "end_turn" or round_ == MAX_STOP_CONTINUES:
-                break
-            stopping, events = await self.fire("Stop", {"stop_hook_active": round_ > 0})
-            for event in events:
+        rounds = self.until_stopped(
+            run, current, "Stop", lambda _, again: {"stop_hook_active": again}
+        )
+        async for event in rounds:
+            if isinstance(event, TurnEnded):
+                ended = event if ended is None else merged(ended, event)
+            else:
                 yield event
-            if not stopping.blocked:
-                break
-            current = f"A Stop hook asks you to go on before finishing: {stopping.reason}"
         if ended is not None:
             yield ended
+
+    async def until_stopped(
+        self,
+        run: RunTurn,
+        first: TurnInput,
+        event: str,
+        payload: Callable[[TurnEnded, bool], JSONObject],
+        *,
+        subject: str | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """``run`` on ``first``, then again while ``event``'s hooks (``Stop``,
+        ``SubagentStop``) block the stop, each time with their reason as the input: at most
+        ``MAX_STOP_CONTINUES`` more rounds. Every round's events, its ``TurnEnded`` included;
+        ``payload(ended, again)`` is what the hooks get besides the session's facts
+        (``again``: an earlier round was sent back already)."""
+        current = first
+        for round_ in range(MAX_STOP_CONTINUES + 1):
+            last: TurnEnded | None = None
+            async for item in run(current):
+                if isinstance(item, TurnEnded):
+                    last = item
+                yield item
+            if last is None or last.reason != "end_turn" or round_ == MAX_STOP_CONTINUES:
+                return
+            stopping, events = await self.fire(event, payload(last, round_ > 0), subject=subject)
+            for item in events:
+                yield item
+            if not stopping.blocked:
+                return
+            current = f"A {event} hook asks you to go on before finishing: {stopping.reason}"
+
+
+def merged(earlier: TurnEnded, later: TurnEnded) -> TurnEnded:
+    """One turn's end over two rounds of it (a Stop hook sent the model back): usage, cost,
+    model calls and denials of both; the rest (text, reason, totals) of the later."""
+    cost = (
+        None
+        if earlier.cost_usd is None or later.cost_usd is None
+        else earlier.cost_usd + later.cost_usd
+    )
+    return msgspec.structs.replace(
+        later,
+        model_calls=earlier.model_calls + later.model_calls,
+        usage=earlier.usage + later.usage,
+        cost_usd=cost,
+        permission_denials=[*earlier.permission_denials, *later.permission_denials],
+    )
 
 
 def notifying(approve: ApproveFn, lifecycle: SessionHooks) -> ApproveFn:
@@ -131,6 +182,7 @@ def _refused(reason: str) -> TurnEnded:
 __all__ = [
     "MAX_STOP_CONTINUES",
     "SessionHooks",
+    "merged",
     "notifying",
     "prompt_text",
     "with_context",

@@ -8,7 +8,8 @@
 ``~/.config/earshot/commands/**/*.md``, ``~/.claude/commands/``, then the project's
 ``.earshot/commands/`` and ``.claude/commands/``; ``frontend/component.md`` is
 ``/frontend:component``. Front matter: ``description``, ``argument-hint``, ``model`` (that
-turn only), ``allowed-tools`` (narrows that turn's tools; it never grants). The body takes
+turn only), ``effort`` (that turn's reasoning effort), ``allowed-tools`` (narrows that
+turn's tools and the ``!`cmd``` lines; it never grants: ``allowed.py``). The body takes
 ``$ARGUMENTS`` and ``$1``..``$9``; ``@path`` includes a file the gate lets the session
 read; ``!`cmd``` inlines a command's output when the gate allows it outright (a command
 that would need asking or is denied makes the command fail: it never gets past the gate).
@@ -26,11 +27,12 @@ from typing import TYPE_CHECKING
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
 from earshot.core.config.settings import project_root
-from earshot.core.extend.frontmatter import FrontMatterError, list_field, parse, text_field
+from earshot.core.extend.frontmatter import FrontMatterError, parse, text_field
+from earshot.core.extend.overrides import TurnOverrides, read_overrides
 from earshot.core.tools.base import PermissionRequest
 
 if TYPE_CHECKING:
-    from earshot.core.permissions import PermissionGate
+    from earshot.core.loop.ports import Gate
 
 SHELL_TIMEOUT = 30.0
 MAX_INCLUDE = 100_000
@@ -48,8 +50,8 @@ class MdCommand:
     name: str
     about: str
     hint: str
-    model: str
-    allowed_tools: tuple[str, ...]
+    overrides: TurnOverrides
+    """Its turn's ``model``, ``effort`` and ``allowed-tools``."""
     body: str
     path: Path
     source: str
@@ -82,8 +84,7 @@ def load_command(path: Path, base: Path, source: str) -> MdCommand:
         name=name,
         about=about,
         hint=text_field(doc, "argument-hint", path).strip(),
-        model=text_field(doc, "model", path).strip(),
-        allowed_tools=tuple(list_field(doc, "allowed-tools")),
+        overrides=read_overrides(doc, path, f"/{name}"),
         body=doc.body,
         path=path,
         source=source,
@@ -109,7 +110,7 @@ def discover(cwd: Path, home: Path | None = None) -> tuple[list[MdCommand], list
     return [found[name] for name in sorted(found)], problems
 
 
-def _include(match: re.Match[str], cwd: Path, gate: PermissionGate) -> str:
+def _include(match: re.Match[str], cwd: Path, gate: Gate) -> str:
     raw = match.group(1)
     path = Path(raw).expanduser()
     path = path if path.is_absolute() else cwd / path
@@ -126,7 +127,7 @@ def _include(match: re.Match[str], cwd: Path, gate: PermissionGate) -> str:
     return f'\n<file path="{raw}">\n{text.rstrip()}\n</file>\n'
 
 
-def _shell(match: re.Match[str], cwd: Path, gate: PermissionGate) -> str:
+def _shell(match: re.Match[str], cwd: Path, gate: Gate) -> str:
     line = match.group(1).strip()
     request = PermissionRequest(tool="bash", kind="execute", command=line, detail=line)
     decision = gate.check(request, read_only=False)
@@ -135,10 +136,13 @@ def _shell(match: re.Match[str], cwd: Path, gate: PermissionGate) -> str:
             f"!`{line}`: the permission gate says {decision.outcome} ({decision.reason}); "
             "a command file's commands run only when an allow rule or the mode allows them"
         )
+    from earshot.core.tools._shell import child_env  # the shell machinery, when first needed
+
     try:
         done = subprocess.run(
             ["bash", "-c", line],
             cwd=cwd,
+            env=child_env(),
             capture_output=True,
             text=True,
             timeout=SHELL_TIMEOUT,
@@ -150,8 +154,11 @@ def _shell(match: re.Match[str], cwd: Path, gate: PermissionGate) -> str:
     return (done.stdout + done.stderr).rstrip()
 
 
-def expand(command: MdCommand, arguments: str, cwd: Path, gate: PermissionGate) -> str:
-    """The prompt ``command`` sends for ``arguments``."""
+def expand(command: MdCommand, arguments: str, cwd: Path, gate: Gate) -> str:
+    """The prompt ``command`` sends for ``arguments``. Its ``!`cmd``` lines go through
+    ``gate`` behind the command's ``allowed-tools``; its ``@path`` reads through ``gate``."""
+    allowed = command.overrides.allowed
+    narrowed = allowed.gate(gate, cwd) if allowed is not None else gate
     try:
         words = shlex.split(arguments)
     except ValueError:
@@ -162,7 +169,7 @@ def expand(command: MdCommand, arguments: str, cwd: Path, gate: PermissionGate) 
     body = _POSITIONAL.sub(
         lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", body
     )
-    body = _BANG.sub(lambda m: _shell(m, cwd, gate), body)
+    body = _BANG.sub(lambda m: _shell(m, cwd, narrowed), body)
     body = _INCLUDE.sub(lambda m: _include(m, cwd, gate), body)
     if arguments and not used:
         body = body.rstrip() + f"\n\nARGUMENTS: {arguments}"

@@ -4,8 +4,6 @@ command's ``allowed-tools`` name ``Bash`` or ``bash`` alike."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import TypeVar
 
 CLAUDE_NAMES: dict[str, str] = {
     "Bash": "bash",
@@ -22,10 +20,9 @@ CLAUDE_NAMES: dict[str, str] = {
     "TodoWrite": "todo_write",
     "AskUserQuestion": "ask_user",
     "Skill": "skill",
+    "Task": "task",
 }
 OURS_TO_CLAUDE = {ours: theirs for theirs, ours in CLAUDE_NAMES.items()}
-
-T = TypeVar("T")
 
 
 def tool_aliases(name: str) -> tuple[str, ...]:
@@ -45,12 +42,4 @@ def matches(pattern: str, tool: str) -> bool:
     return any(compiled.fullmatch(alias) for alias in tool_aliases(tool))
 
 
-def narrowed(tools: Mapping[str, T], allowed: Sequence[str]) -> dict[str, T]:
-    """The tools ``allowed`` names (``Bash(git add:*)`` names ``Bash``); never more than
-    ``tools``."""
-    names = {entry.split("(", 1)[0].strip() for entry in allowed}
-    names = {CLAUDE_NAMES.get(n, n) for n in names}
-    return {name: tool for name, tool in tools.items() if name in names}
-
-
-__all__ = ["CLAUDE_NAMES", "OURS_TO_CLAUDE", "matches", "narrowed", "tool_aliases"]
+__all__ = ["CLAUDE_NAMES", "OURS_TO_CLAUDE", "matches", "tool_aliases"]

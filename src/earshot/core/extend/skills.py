@@ -17,7 +17,7 @@ runs its scripts with ``bash``, through the gate.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
@@ -26,6 +26,7 @@ import msgspec
 from earshot._base.dirs import config_dir
 from earshot.core.config.settings import project_root
 from earshot.core.extend.frontmatter import FrontMatterError, Value, parse, text_field
+from earshot.core.extend.overrides import TurnOverrides, read_overrides
 from earshot.core.tools.base import AnyTool, ToolContext, ToolError, ToolResult, define_tool
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -45,6 +46,8 @@ class Skill:
     source: str
     """"user" or "project"."""
     fields: dict[str, Value]
+    overrides: TurnOverrides = field(default_factory=TurnOverrides)
+    """``model``, ``effort``, ``allowed-tools``: for a turn started with ``/<name>``."""
 
     @property
     def folder(self) -> Path:
@@ -93,7 +96,9 @@ def load_skill(path: Path, source: str) -> Skill:
         raise FrontMatterError(
             f"{path}: front matter field 'description' is longer than {MAX_DESCRIPTION}"
         )
-    return Skill(name, description, path, doc.body, source, doc.fields)
+    # a turn started with /<name> keeps the skill tool: the model loads the skill with it
+    overrides = read_overrides(doc, path, f"/{name}", implied=("skill",))
+    return Skill(name, description, path, doc.body, source, doc.fields, overrides)
 
 
 def discover(cwd: Path, home: Path | None = None) -> tuple[list[Skill], list[str]]:

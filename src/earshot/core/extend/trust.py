@@ -3,7 +3,8 @@
 ::
 
     definitions(root)  -> {"mcpServers": {...}, "hooks": {...}}   as written, in
-                          ``.mcp.json`` and ``.earshot/settings.json``
+                          ``.mcp.json``, ``.earshot/settings.json`` and (hooks only)
+                          ``.claude/settings.json``
     digest(definitions), trust_file()                 $XDG_CONFIG_HOME/earshot/trust.json
     trusted(root)      -> bool    the user's yes was recorded for these very definitions
 
@@ -27,27 +28,36 @@ from earshot._base.jsonfile import load_json_object
 
 
 def project_files(root: Path) -> list[Path]:
-    """The checked-in files that can define what runs: servers and hooks."""
-    return [root / ".mcp.json", root / ".earshot" / "settings.json"]
+    """The checked-in files that can define what runs: servers and hooks (Claude Code's
+    ``.claude/settings.json`` for its hooks only)."""
+    return [root / ".mcp.json", root / ".earshot" / "settings.json", *_hooks_only(root)]
+
+
+def _hooks_only(root: Path) -> list[Path]:
+    return [root / ".claude" / "settings.json"]
 
 
 def definitions(root: Path) -> JSONObject:
     """What those files define that runs code, as written (``JSONFileError`` for a file
-    that cannot be read)."""
+    that cannot be read). Keyed ``<file>:<name>``: the bare file name for ``.mcp.json`` and
+    ``.earshot/settings.json`` (as trust was first recorded), ``.claude/settings.json``
+    in full."""
     servers: JSONObject = {}
     hooks: JSONObject = {}
     for path in project_files(root):
         data = load_json_object(path)
         if data is None:
             continue
+        hooks_only = path in _hooks_only(root)
+        label = path.relative_to(root).as_posix() if hooks_only else path.name
         block = data.get("mcpServers")
-        if isinstance(block, dict):
+        if isinstance(block, dict) and not hooks_only:
             for name, raw in block.items():
-                servers[f"{path.name}:{name}"] = raw
+                servers[f"{label}:{name}"] = raw
         events = data.get("hooks")
         if isinstance(events, dict):
             for event, raw in events.items():
-                hooks[f"{path.name}:{event}"] = raw
+                hooks[f"{label}:{event}"] = raw
     found: JSONObject = {}
     if servers:
         found["mcpServers"] = servers

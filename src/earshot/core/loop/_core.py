@@ -27,8 +27,9 @@ import anyio
 from earshot._base.aio import race
 from earshot._base.json import JSONObject
 from earshot.core.effort import SessionEffort
+from earshot.core.extend.allowed import AllowedTools
 from earshot.core.extend.hooks import HookRun, Hooks
-from earshot.core.extend.names import narrowed
+from earshot.core.extend.lifecycle import SessionHooks
 from earshot.core.extensions import ToolSource
 from earshot.core.loop.approvals import ApproveFn, sandbox_escalation
 from earshot.core.loop.context import (
@@ -122,9 +123,9 @@ class AgentCore:
         self.record_hook: Callable[[HookRun], Awaitable[None]] | None = None
         self._fixed_tools = dict(self.tools)
         self.sources = tuple(ports.sources)
-        self.allowed_only: tuple[str, ...] = ()
-        """When set (a command file's ``allowed-tools``, one turn), only these tools are
-        offered and run; it narrows, never adds."""
+        self.allowed: AllowedTools | None = None
+        """When set (a command file's ``allowed-tools``, one turn), only the tools it names
+        are offered, and only the uses it covers get past it to the gate; it never adds."""
         self.cwd = config.cwd
         self.gate = ports.gate
         self.system = config.system
@@ -278,8 +279,8 @@ class AgentCore:
         self._entry_ids.append(entry)
 
     def offered(self) -> dict[str, AnyTool]:
-        """The tools this turn may use: all of them, or those ``allowed_only`` names."""
-        return narrowed(self.tools, self.allowed_only) if self.allowed_only else self.tools
+        """The tools this turn may use: all of them, or those ``allowed`` names."""
+        return self.allowed.offer(self.tools) if self.allowed is not None else self.tools
 
     def _specs(self) -> list[pt.ToolSpec]:
         return [tool.spec() for tool in self.offered().values()]
@@ -342,7 +343,14 @@ class AgentCore:
         window: int | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Summarise and cut (``context.plan_compaction``); ``keep_batches`` and a smaller
-        ``window`` make the cut deeper after the provider refused a request as too long."""
+        ``window`` make the cut deeper after the provider refused a request as too long.
+        An automatic one runs the ``PreCompact`` hooks first (``trigger: "auto"``; the
+        session runs them for ``/compact``)."""
+        if reason != "manual" and self.hooks:
+            hooks = SessionHooks(self.hooks, self.hook_info, self.cwd, self.record_hook)
+            payload: JSONObject = {"trigger": "auto", "custom_instructions": ""}
+            for event in (await hooks.fire("PreCompact", payload))[1]:
+                yield event
         before = self.context_tokens()
         yield CompactionStarted(reason=reason, tokens_before=before)
         window = window or self.window()

@@ -31,6 +31,7 @@ from earshot.core.extend.hooks import HookOutcome, HookRun, Hooks
 from earshot.core.loop.approvals import ApprovalRequest, ApproveFn
 from earshot.core.loop.events import (
     AgentEvent,
+    HookRan,
     Notice,
     PermissionDecided,
     PermissionDenial,
@@ -164,7 +165,7 @@ class ToolBatch:
                     tool=call.name,
                 )
                 self.hook_runs += judged.runs
-                for event in hook_notices(judged):
+                for event in hook_events(judged):
                     yield event
             outcome, reason, asked = decision.outcome, decision.reason, False
             if judged is not None and (judged.blocked or judged.stop):
@@ -339,7 +340,7 @@ class ToolBatch:
             tool=call.name,
         )
         self.hook_runs += judged.runs
-        self._hook_events += hook_notices(judged)
+        self._hook_events += hook_events(judged)
         said = [f"PostToolUse hook: {judged.reason}"] if judged.blocked else []
         said += judged.context
         if said:
@@ -369,22 +370,29 @@ class ToolBatch:
         return out
 
 
-def hook_notices(judged: HookOutcome) -> list[AgentEvent]:
-    """What a person sees of hook runs: one line per run, and each warning."""
-    out: list[AgentEvent] = [
-        Notice(
-            level="info",
-            message=f"hook {run.event} `{run.command}` exit {run.exit_code} "
-            f"({run.duration_ms:.0f} ms)",
-        )
-        for run in judged.runs
-    ]
+def hook_events(judged: HookOutcome) -> list[AgentEvent]:
+    """What a front-end sees of hook runs: one ``HookRan`` per run, a notice per warning."""
+    out: list[AgentEvent] = [hook_ran(run) for run in judged.runs]
     out += [Notice(level="warning", message=w) for w in judged.warnings]
     return out
+
+
+def hook_ran(run: HookRun) -> HookRan:
+    return HookRan(
+        event=run.event,
+        command=run.command,
+        matcher=run.matcher,
+        source=run.source,
+        exit_code=run.exit_code,
+        duration_ms=run.duration_ms,
+        decision=run.decision,
+        output=run.output,
+    )
 
 
 __all__ = [
     "HEADLESS_DENIAL",
     "ToolBatch",
-    "hook_notices",
+    "hook_events",
+    "hook_ran",
 ]

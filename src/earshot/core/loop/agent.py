@@ -242,7 +242,7 @@ class Agent(AgentCore):
         batch = ToolBatch(
             tools=self.offered(),
             ctx=self._context(),
-            gate=self.gate,
+            gate=self.gate if self.allowed is None else self.allowed.gate(self.gate, self.cwd),
             approve=self.approve,
             undo=self.undo,
             observe=self._observe,

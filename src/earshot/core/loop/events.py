@@ -24,6 +24,9 @@ One ``Agent.run_turn`` yields, in order::
     VerificationRan*                                       after the model finished a turn
                                                            that changed files (then maybe
                                                            more model calls to fix failures)
+    HookRan*                                               a hook command ran (before a tool
+                                                           call's permission, after it, before
+                                                           and after the model's rounds)
     Notice*                                                anywhere: retries, warnings
     TurnEnded                                              exactly once, last
 
@@ -203,6 +206,31 @@ class VerificationRan(msgspec.Struct, tag="verification_ran", frozen=True, kw_on
     round: int
 
 
+class HookRan(msgspec.Struct, tag="hook_ran", frozen=True, kw_only=True):
+    """One hook command ran (``core/extend/hooks.py``): its ``event``, ``matcher`` and
+    settings ``source``; ``exit_code`` (None: timed out); ``decision`` (``ok``, ``context``,
+    ``ignored_allow``, ``ask``, ``block``, ``stop``, ``error``); ``output``: stdout then
+    stderr, cut short."""
+
+    event: str
+    command: str
+    matcher: str
+    source: str
+    exit_code: int | None
+    duration_ms: float
+    decision: str
+    output: str
+
+    @property
+    def line(self) -> str:
+        """One line for a person: ``hook PreToolUse `./check.sh`: block (exit 2, 12 ms)``."""
+        code = "timed out" if self.exit_code is None else f"exit {self.exit_code}"
+        return (
+            f"hook {self.event} `{self.command}`: {self.decision} "
+            f"({code}, {self.duration_ms:.0f} ms)"
+        )
+
+
 class PermissionDenial(msgspec.Struct, frozen=True, kw_only=True):
     """A call the gate (or the person asked) refused this turn, as ``TurnEnded`` lists it."""
 
@@ -261,6 +289,7 @@ AgentEvent: TypeAlias = (
     | CompactionStarted
     | CompactionEnded
     | VerificationRan
+    | HookRan
     | Notice
     | TurnEnded
     | SubagentEvent
@@ -297,6 +326,7 @@ __all__ = [
     "CompactionEnded",
     "CompactionReason",
     "CompactionStarted",
+    "HookRan",
     "ModelCallStarted",
     "Notice",
     "PermissionDecided",

@@ -13,16 +13,27 @@ child's too (the calls it completed).
 
 Every event of a child reaches the parent's stream live, as a ``SubagentEvent`` naming the
 ``task`` call (through the parent's ``LiveEvents``: ``core/loop/live.py``).
+
+The parent's hooks bind the child too: its tool calls go through the same ``PreToolUse`` and
+``PostToolUse`` hooks, and when it finishes ``SubagentStop`` hooks (matched against the
+agent's name) run instead of ``Stop``; one that blocks sends the child back to work with its
+reason (``SessionHooks.until_stopped``). Their runs are events of the child and entries of
+the transcript. A command's ``allowed-tools`` binds the children its turn starts. The child
+reasons at its agent file's ``effort``, else at the parent's level.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field, replace
 
 import anyio
 
+from earshot._base.json import JSONObject
 from earshot.core.config.agents import BUILTIN_AGENT, AgentSpec
+from earshot.core.effort import EffortPolicy, SessionEffort
+from earshot.core.extend.lifecycle import SessionHooks, merged
 from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.events import AgentEvent, SubagentEvent, ToolFinished, TurnEnded
 from earshot.core.loop.ports import BranchingRecorder
@@ -69,6 +80,15 @@ class ChildRecord:
         if self.denied:
             lines.append(f"; {self.denied} call(s) denied")
         return "".join(lines) + "]"
+
+
+def _effort(parent: Agent, spec: AgentSpec, target: Target) -> SessionEffort | None:
+    """The child's reasoning effort: its agent file's ``effort``, else the parent's level
+    (mapped onto the child's model)."""
+    policy = parent.effort.policy if parent.effort is not None else EffortPolicy()
+    if spec.effort is None and parent.effort is None:
+        return None
+    return SessionEffort(replace(policy, chosen=spec.effort or policy.chosen), target)
 
 
 EventSink = Callable[[AgentEvent], None]
@@ -150,9 +170,13 @@ class Subagents:
                 files=parent.files,
                 procs=parent.procs,
                 scope=parent.scope,
+                effort=_effort(parent, spec, target),
             ),
             state=state,
         )
+        child.allowed = parent.allowed  # a command's allowed-tools bind its subagents too
+        child.hooks, child.hook_info = parent.hooks, parent.hook_info
+        child.record_hook = parent.record_hook
         run = _Run(call_id=call_id, description=description, spec=spec)
         if self.read_only(spec):
             return await self._run(child, run, prompt)
@@ -194,7 +218,7 @@ class Subagents:
 
             tg.start_soon(relay_abort)
             try:
-                async for event in child.run_turn(prompt):
+                async for event in self._rounds(child, spec, prompt):
                     self.sink(
                         SubagentEvent(
                             parent_call_id=run.call_id,
@@ -204,7 +228,7 @@ class Subagents:
                         )
                     )
                     if isinstance(event, TurnEnded):
-                        ended = event
+                        ended = event if ended is None else merged(ended, event)
                     else:
                         record.note(event)
             finally:
@@ -226,6 +250,24 @@ class Subagents:
         return ToolResult.text(
             f"{ended.text}\n\n{record.text()}",
             brief=f"{spec.name}: {len(record.changed)} file(s) changed",
+        )
+
+    def _rounds(self, child: Agent, spec: AgentSpec, prompt: str) -> AsyncIterator[AgentEvent]:
+        """The child's turn, then more rounds while a ``SubagentStop`` hook blocks its stop
+        (each round ends with its own ``TurnEnded``)."""
+        hooks = SessionHooks(child.hooks, child.hook_info, child.cwd, child.record_hook)
+        agent_id = uuid.uuid4().hex
+
+        def payload(ended: TurnEnded, again: bool) -> JSONObject:
+            return {
+                "agent_id": agent_id,
+                "agent_type": spec.name,
+                "last_assistant_message": ended.text,
+                "stop_hook_active": again,
+            }
+
+        return hooks.until_stopped(
+            child.run_turn, prompt, "SubagentStop", payload, subject=spec.name
         )
 
 

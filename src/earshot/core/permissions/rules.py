@@ -40,7 +40,6 @@ import ipaddress
 import os
 import posixpath
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -49,6 +48,7 @@ from urllib.parse import urlsplit
 
 from earshot._base.dirs import config_dir
 from earshot.core.config.settings import Settings, SettingsError
+from earshot.core.config.settings import git_tracked as _tracked
 from earshot.core.permissions import match as m
 from earshot.core.permissions.hosts import canonical_host, host_pattern
 from earshot.providers.types import JSONValue
@@ -430,22 +430,6 @@ def _ignored(where: str, key: str, scope: str, why: str) -> str:
         f"set; {why}. Put it in your user settings, an untracked "
         ".earshot/settings.local.json, or pass it as a flag"
     )
-
-
-def _tracked(path: Path) -> bool:
-    """Whether git tracks ``path`` (a "local" file that was committed arrives with a clone
-    like any other). False when git is missing or ``path`` is not in a work tree."""
-    try:
-        done = subprocess.run(
-            ["git", "ls-files", "--error-unmatch", "--", path.name],
-            cwd=path.parent,
-            capture_output=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
 
 
 def _directories(value: JSONValue, base: Path | None, where: str) -> list[Path]:

@@ -15,7 +15,8 @@ Shape of a file (one JSON object per line)::
       LabelEntry         "label"         a user's bookmark on another entry
       SnapshotEntry      "snapshot"      an undo snapshot taken before a tool batch
       RewindEntry        "rewind"        a new branch head under an earlier entry
-      HookEntry          "hook"          a hook ran: event, command, exit code, duration
+      HookEntry          "hook"          a hook ran: event, command, exit code, duration,
+                                         decision, its output cut short
       SubagentEntry      "subagent"      the root of a subagent's branch (a ``task`` call):
                                          its entries hang below it, off the current branch
       UnknownEntry       (any other)     a tree node of a type this build does not know
@@ -141,12 +142,20 @@ class RewindEntry(_Entry, tag="rewind", frozen=True):
 
 
 class HookEntry(_Entry, tag="hook", frozen=True):
-    """One hook run: its event, command, exit status (None: timed out) and duration."""
+    """One hook run: its event, command, exit status (None: timed out) and duration; the
+    ``matcher`` and settings ``source`` it came from, the ``decision`` it made (``ok``,
+    ``context``, ``ignored_allow``, ``ask``, ``block``, ``stop``, ``error``) and its
+    ``output`` (stdout then stderr, cut short). Files written before the last four fields
+    existed read them as empty."""
 
     event: str
     command: str
     exit_code: int | None
     duration_ms: float
+    matcher: str = ""
+    source: str = ""
+    decision: str = ""
+    output: str = ""
 
 
 class SubagentEntry(_Entry, tag="subagent", frozen=True):

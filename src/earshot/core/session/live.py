@@ -169,7 +169,16 @@ class Session:
         )
 
     async def append_hook(
-        self, event: str, command: str, exit_code: int | None, duration_ms: float
+        self,
+        event: str,
+        command: str,
+        exit_code: int | None,
+        duration_ms: float,
+        *,
+        matcher: str = "",
+        source: str = "",
+        decision: str = "",
+        output: str = "",
     ) -> str:
         """Record one hook run (never part of the history the model sees)."""
         return await self._append(
@@ -181,6 +190,10 @@ class Session:
                 command=command,
                 exit_code=exit_code,
                 duration_ms=round(duration_ms, 1),
+                matcher=matcher,
+                source=source,
+                decision=decision,
+                output=output,
             )
         )
 
