@@ -11,8 +11,9 @@
                   put a text rendering of it in the content);
                   isError -> an error result; text capped like bash output
 
-The call itself is ``Call`` (a coroutine taking the arguments), given by the server that
-owns the tool: a dead server or a timeout becomes an error result the model reads.
+The call itself is ``Call`` (a coroutine taking the arguments and the call's progress
+reporter, which the server's progress notifications feed), given by the server that owns
+the tool: a dead server or a timeout becomes an error result the model reads.
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from earshot.core.tools._output import cap_text
-from earshot.core.tools.base import PermissionRequest, PreparedCall, ToolContext, ToolResult
+from earshot.core.tools.base import (
+    PermissionRequest,
+    PreparedCall,
+    ProgressFn,
+    ToolContext,
+    ToolResult,
+)
 from earshot.providers.types import ImagePart, JSONObject, JSONValue, TextPart, ToolSpec
 
 if TYPE_CHECKING:
@@ -36,7 +43,7 @@ MAX_RESULT_LINES = 2_000
 MAX_NAME = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
-Call = Callable[[JSONObject], Awaitable[ToolResult]]
+Call = Callable[[JSONObject, ProgressFn], Awaitable[ToolResult]]
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -86,7 +93,7 @@ class McpTool:
         )
 
         async def run() -> ToolResult:
-            return await self.call(arguments)
+            return await self.call(arguments, ctx.progress)
 
         return PreparedCall(request=request, run=run)
 

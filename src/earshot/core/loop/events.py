@@ -255,6 +255,15 @@ def result_text(result: ToolResultPart) -> str:
     return "\n".join(parts)
 
 
+def progress_text(event: ToolProgress) -> str:
+    """A running call's progress as one line: "copying 3/10", "step 2", "uploading"."""
+    done, total = event.progress, event.total
+    amount = ""
+    if done is not None:
+        amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+    return " ".join(part for part in (event.message.strip(), amount) if part)
+
+
 def denial(call: ToolCallPart, reason: str) -> PermissionDenial:
     return PermissionDenial(call_id=call.id, tool=call.name, input=call.input, reason=reason)
 
@@ -284,5 +293,6 @@ __all__ = [
     "Verification",
     "VerificationRan",
     "denial",
+    "progress_text",
     "result_text",
 ]
