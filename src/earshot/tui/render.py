@@ -48,6 +48,7 @@ from earshot.core.loop.events import (
     TurnStarted,
     UserMessageInjected,
     VerificationRan,
+    progress_text,
     result_text,
 )
 from earshot.core.tools.display import FileChange
@@ -334,8 +335,13 @@ class Feed:
             case ToolCallRequested(call=call, title=title):
                 self._titles[call.id] = title
                 self.activity = f"running {title}"
-            case PermissionDecided() | ToolProgress():
+            case PermissionDecided():
                 pass
+            case ToolProgress(call_id=call_id):
+                running = self._titles.get(call_id)
+                if running is not None:  # a call still running
+                    shown = progress_text(event)
+                    self.activity = f"running {running}" + (f" · {shown}" if shown else "")
             case ToolFinished(result=result, brief=brief, display=display):
                 title = self._titles.pop(result.call_id, result.name)
                 diff = display.diff if isinstance(display, FileChange) else ""

@@ -256,12 +256,13 @@ def result_text(result: ToolResultPart) -> str:
 
 
 def progress_text(event: ToolProgress) -> str:
-    """A running call's progress as one line: "copying 3/10", "step 2", "uploading"."""
+    """A running call's progress as one line: "copying (3/10)", "3/10", "uploading"."""
     done, total = event.progress, event.total
-    amount = ""
-    if done is not None:
-        amount = f"{done:g}/{total:g}" if total else f"{done:g}"
-    return " ".join(part for part in (event.message.strip(), amount) if part)
+    message = " ".join(event.message.split())
+    if done is None:
+        return message
+    amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+    return f"{message} ({amount})" if message else amount
 
 
 def denial(call: ToolCallPart, reason: str) -> PermissionDenial:
