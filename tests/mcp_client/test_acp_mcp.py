@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from acp.schema import ContentToolCallContent, TextContentBlock, ToolCallProgress
 
 from tests.acp.client import MODEL, Editor, prompt_text, start_earshot
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
@@ -47,3 +48,52 @@ async def test_an_mcp_tool_is_asked_for_then_called_over_acp(
     assert len(editor.permission_requests) == 1
     results = tool_results(fake_provider.requests[-1].json())
     assert results[-1]["content"][0]["text"] == "42"
+
+
+class _Stepper(Editor):
+    """Lets the server's ``steps`` tool go on once its progress reached the editor."""
+
+    def __init__(self, markers: Path) -> None:
+        super().__init__()
+        self.markers = markers
+
+    async def session_update(self, session_id: str, update: object, **kwargs: object) -> None:
+        await super().session_update(session_id, update, **kwargs)
+        meta = getattr(update, "field_meta", None)
+        if isinstance(update, ToolCallProgress) and isinstance(meta, dict):
+            done = meta["earshot"]["progress"]
+            (self.markers / f"go-{int(done)}").write_text("go")
+
+
+async def test_a_servers_progress_is_a_tool_call_update_while_the_call_runs(
+    fake_provider: FakeProvider, repo: Path, tmp_path: Path
+) -> None:
+    write_local(repo, {"py": stdio_server(tmp_path)})
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("c1", "mcp__py__steps", {"count": 2})]),
+        anthropic.text_turn("stepped"),
+    )
+    editor = _Stepper(tmp_path)
+    editor.permission_answers.append("allow_once")
+    log = tmp_path / "acp.log"
+    async with start_earshot(fake_provider, repo, editor, "--model", MODEL, log=log) as (conn, _):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=prompt_text("steps"))
+    assert done.stop_reason == "end_turn"
+    updates = [u for u in editor.tool_updates("c1") if isinstance(u, ToolCallProgress)]
+    shown = [
+        (
+            u.status,
+            [
+                c.content.text
+                for c in u.content or []
+                if isinstance(c, ContentToolCallContent) and isinstance(c.content, TextContentBlock)
+            ],
+        )
+        for u in updates
+        if u.status is not None
+    ]
+    assert ("in_progress", ["step 1 of 2 (1/2)"]) in shown
+    assert ("in_progress", ["step 2 of 2 (2/2)"]) in shown
+    assert shown[-1] == ("completed", ["2 steps done"])  # the result replaces the progress
