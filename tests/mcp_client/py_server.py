@@ -8,7 +8,8 @@ the markers ``slow-started``, then ``slow-cancelled`` or ``slow-finished`` into
 ``MARKER_DIR``), ``die`` (the process exits mid-call), ``echo_env`` (an environment
 variable), ``peek`` (annotated read-only), ``steps`` (reports progress "step N of M",
 N of M, then waits for the marker ``go-N`` in ``MARKER_DIR`` before the next step).
-Prompt: ``review`` (one argument ``topic``).
+Prompt: ``review`` (one argument ``topic``). ``LONG_NAMES=1`` adds two tools whose names
+share their first 70 characters.
 """
 
 from __future__ import annotations
@@ -116,8 +117,22 @@ def _many(count: int) -> None:
         )
 
 
+LONG = "summarize_the_quarterly_financial_report_for_the_board_of_directors_meeting"
+
+
+def _long_names() -> None:
+    for edition in ("draft", "final"):
+
+        def summarize(edition: str = edition) -> str:
+            return f"the {edition} summary"
+
+        server.add_tool(summarize, name=f"{LONG}_{edition}", description=f"The {edition}.")
+
+
 if __name__ == "__main__":
     _many(int(os.environ.get("MANY_TOOLS", "0")))
+    if os.environ.get("LONG_NAMES"):
+        _long_names()
     sys.stderr.write("pytest-server starting\n")
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

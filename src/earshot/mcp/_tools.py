@@ -3,6 +3,9 @@
 ::
 
     McpTool       name mcp__<server>__<tool>; the server's input schema as written;
+                  a name that has to change (over 64 characters, or characters a
+                  provider refuses) is cut and ends with _ and 8 hex digits of a hash of
+                  the whole name: stable across sessions, distinct for distinct tools
                   never read-only (a readOnlyHint is the server's word, not a grant), so
                   every call goes through the gate as a mutating call ("other" kind)
     to_result     text -> text; image -> image (base64); embedded text resource -> text;
@@ -18,6 +21,7 @@ the tool: a dead server or a timeout becomes an error result the model reads.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -46,9 +50,22 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 Call = Callable[[JSONObject, ProgressFn], Awaitable[ToolResult]]
 
 
-def tool_name(server: str, tool: str) -> str:
-    """``mcp__<server>__<tool>``, in the characters every provider accepts (at most 64)."""
-    return _UNSAFE.sub("_", f"mcp__{server}__{tool}")[:MAX_NAME]
+def tool_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """``mcp__<server>__<tool>`` when every provider accepts it as it is (at most 64
+    characters of ``[A-Za-z0-9_-]``); else its safe form cut to fit, with ``_`` and a
+    short hash of the whole name at the end, so two long names that share their first 64
+    characters stay apart and each keeps its name from one session to the next. A name
+    in ``taken`` (another tool of the server already has it) gets a longer hash."""
+    full = f"mcp__{server}__{tool}"
+    safe = _UNSAFE.sub("_", full)
+    if safe == full and len(full) <= MAX_NAME and full not in taken:
+        return full
+    digest = hashlib.sha256(full.encode()).hexdigest()
+    for size in (8, 16, 64):
+        name = f"{safe[: MAX_NAME - size - 1]}_{digest[:size]}"
+        if name not in taken:
+            return name
+    return name  # pragma: no cover - a sha256 collision
 
 
 def _schema(raw: JSONValue) -> JSONObject:
@@ -99,10 +116,15 @@ class McpTool:
 
 
 def make_tool(
-    server: str, name: str, description: str | None, schema: JSONValue, call: Call
+    server: str,
+    name: str,
+    description: str | None,
+    schema: JSONValue,
+    call: Call,
+    taken: set[str] | frozenset[str] = frozenset(),
 ) -> McpTool:
     return McpTool(
-        name=tool_name(server, name),
+        name=tool_name(server, name, taken),
         server=server,
         remote_name=name,
         description=(description or f"{name} (from the {server} MCP server)").strip(),

@@ -259,12 +259,15 @@ class McpServers:
         name = server.config.name
         cursor: str | None = None
         tools: list[McpTool] = []
+        taken: set[str] = set()
         while True:
             page = await client.list_tools(cursor=cursor)
             for tool in page.tools:
                 schema: JSONObject = tool.input_schema
                 call = self._caller(name, tool.name)
-                tools.append(make_tool(name, tool.name, tool.description, schema, call))
+                made = make_tool(name, tool.name, tool.description, schema, call, taken)
+                taken.add(made.name)
+                tools.append(made)
             cursor = page.next_cursor
             if cursor is None:
                 break
