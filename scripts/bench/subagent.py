@@ -21,7 +21,7 @@ from pathlib import Path
 import anyio
 
 from earshot.core.config.agents import BUILTIN_AGENT
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.model import ScriptedModel, call, calls
 from earshot.core.loop.subagent import Subagents
 from earshot.core.permissions import PermissionGate
@@ -49,7 +49,10 @@ async def _turn(cwd: Path, child: bool) -> float:
         first = calls(call("t1", "declare_scope", goal="g", paths=["src/**"]))
     model = ScriptedModel.of(first, "child", "done") if child else ScriptedModel.of(first, "a")
     gate = PermissionGate(RuleSet(), "yolo", cwd)
-    agent = Agent(target=_target(), tools=list(BUILTIN), cwd=cwd, gate=gate, model=model)
+    agent = Agent(
+        AgentConfig(target=_target(), tools=list(BUILTIN), cwd=cwd),
+        AgentPorts(gate=gate, model=model),
+    )
     children = Subagents(agent, [BUILTIN_AGENT], lambda ref: _target())
     agent.tools[task.NAME] = children.tool()
     agent.spawn = children.spawn

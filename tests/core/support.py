@@ -11,8 +11,9 @@ from typing import Annotated
 import anyio
 import msgspec
 
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.events import AgentEvent, TurnEnded
+from earshot.core.loop.model import ProviderModel
 from earshot.core.permissions import Mode
 from earshot.core.tools.base import (
     AnyTool,
@@ -211,6 +212,8 @@ def sample_tools(recorder: Recorder) -> list[AnyTool]:
 
 
 FAST_RETRY = RetryPolicy(base_delay=0.01, max_retries=1)
+FAST_MODEL = ProviderModel(retry=FAST_RETRY)
+"""The providers over HTTP with one quick retry."""
 
 
 def make_agent(
@@ -220,16 +223,10 @@ def make_agent(
     tools: Sequence[AnyTool],
     *,
     gate: ScriptedGate | None = None,
-    **kwargs: object,
 ) -> Agent:
     return Agent(
-        target=case.target(fake),
-        tools=tools,
-        cwd=cwd,
-        gate=gate or ScriptedGate(),
-        system="You are a test agent.",
-        retry=FAST_RETRY,
-        **kwargs,  # type: ignore[arg-type]  # test pass-through of Agent options
+        AgentConfig(target=case.target(fake), tools=tools, cwd=cwd, system="You are a test agent."),
+        AgentPorts(gate=gate or ScriptedGate(), model=FAST_MODEL),
     )
 
 

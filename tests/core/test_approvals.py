@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from earshot.core.config.settings import Settings
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.approvals import Approval, ApprovalRequest
 from earshot.core.loop.events import PermissionDecided
 from earshot.core.permissions import PermissionGate, load_rules
 from earshot.core.tools.registry import builtin_tools
 from earshot.providers import types as pt
-from tests.core.support import FAST_RETRY, WIRES, run
+from tests.core.support import FAST_MODEL, WIRES, run
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
 
 
@@ -33,12 +33,12 @@ def _agent(
         return answers.pop(0)
 
     return Agent(
-        target=WIRES[0].target(fake),
-        tools=builtin_tools(["bash", "read"]),
-        cwd=cwd,
-        gate=PermissionGate(load_rules(Settings()), "ask", cwd),
-        approve=approve,
-        retry=FAST_RETRY,
+        AgentConfig(target=WIRES[0].target(fake), tools=builtin_tools(["bash", "read"]), cwd=cwd),
+        AgentPorts(
+            gate=PermissionGate(load_rules(Settings()), "ask", cwd),
+            model=FAST_MODEL,
+            approve=approve,
+        ),
     )
 
 

@@ -12,7 +12,7 @@ from earshot.core.agent_session import AgentSession
 from earshot.core.config.memory import load_memory
 from earshot.core.config.options import SessionOptions
 from earshot.core.config.settings import Settings
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.context import ContextPolicy, estimate, shape
 from earshot.core.loop.events import (
     AgentEvent,
@@ -20,13 +20,13 @@ from earshot.core.loop.events import (
     TurnEnded,
     VerificationRan,
 )
-from earshot.core.session import SessionStore
+from earshot.core.session import Session, SessionStore
 from earshot.core.session.entries import MessageEntry
 from earshot.core.tools.registry import builtin_tools
 from earshot.providers import types as pt
 from earshot.providers.models import Cost, ModelInfo
 from earshot.providers.pricing import cost_usd
-from tests.core.support import FAST_RETRY, WIRES, ScriptedGate, run
+from tests.core.support import FAST_MODEL, WIRES, ScriptedGate, run
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
 
 
@@ -40,7 +40,9 @@ pytestmark = pytest.mark.anyio
 SUMMARY = "## Goal and instructions\n- keep tabs\n## Current step\n- step"
 
 
-def _small_window_agent(fake: FakeProvider, cwd: Path, window: int, **kwargs: object) -> Agent:
+def _small_window_agent(
+    fake: FakeProvider, cwd: Path, window: int, transcript: Session | None = None
+) -> Agent:
     target = WIRES[0].target(fake)
     assert target.info is not None
     small = ModelInfo(
@@ -49,13 +51,13 @@ def _small_window_agent(fake: FakeProvider, cwd: Path, window: int, **kwargs: ob
     from dataclasses import replace
 
     return Agent(
-        target=replace(target, info=small),
-        tools=builtin_tools(["read"]),
-        cwd=cwd,
-        gate=ScriptedGate(),
-        retry=FAST_RETRY,
-        policy=ContextPolicy(keep_turns=1, prune_after=2, max_result_chars=2_000),
-        **kwargs,  # type: ignore[arg-type]  # test pass-through of Agent options
+        AgentConfig(
+            target=replace(target, info=small),
+            tools=builtin_tools(["read"]),
+            cwd=cwd,
+            policy=ContextPolicy(keep_turns=1, prune_after=2, max_result_chars=2_000),
+        ),
+        AgentPorts(gate=ScriptedGate(), model=FAST_MODEL, transcript=transcript),
     )
 
 
@@ -183,12 +185,13 @@ async def test_verification_failure_goes_back_to_the_model_until_it_passes(
         anthropic.text_turn("fixed"),
     )
     agent = Agent(
-        target=WIRES[0].target(fake_provider),
-        tools=builtin_tools(["bash"]),
-        cwd=tmp_path,
-        gate=ScriptedGate(),
-        retry=FAST_RETRY,
-        verify=[check],
+        AgentConfig(
+            target=WIRES[0].target(fake_provider),
+            tools=builtin_tools(["bash"]),
+            cwd=tmp_path,
+            verify=[check],
+        ),
+        AgentPorts(gate=ScriptedGate(), model=FAST_MODEL),
     )
     events = await run(agent, "make it pass")
     checks = [e for e in events if isinstance(e, VerificationRan)]
@@ -208,12 +211,13 @@ async def test_denied_verification_is_blocked_not_success(
         anthropic.text_turn("done"),
     )
     agent = Agent(
-        target=WIRES[0].target(fake_provider),
-        tools=builtin_tools(["bash"]),
-        cwd=tmp_path,
-        gate=ScriptedGate(deny_commands={"pytest -q"}),
-        retry=FAST_RETRY,
-        verify=["pytest -q"],
+        AgentConfig(
+            target=WIRES[0].target(fake_provider),
+            tools=builtin_tools(["bash"]),
+            cwd=tmp_path,
+            verify=["pytest -q"],
+        ),
+        AgentPorts(gate=ScriptedGate(deny_commands={"pytest -q"}), model=FAST_MODEL),
     )
     events = await run(agent, "go")
     end = events[-1]
@@ -304,12 +308,13 @@ async def test_an_unconfigured_project_is_shown_its_likely_check_once(
         anthropic.text_turn("done"),
     )
     agent = Agent(
-        target=WIRES[0].target(fake_provider),
-        tools=builtin_tools(["bash"]),
-        cwd=tmp_path,
-        gate=ScriptedGate(),
-        retry=FAST_RETRY,
-        verify_suggestion="pytest -q",
+        AgentConfig(
+            target=WIRES[0].target(fake_provider),
+            tools=builtin_tools(["bash"]),
+            cwd=tmp_path,
+            verify_suggestion="pytest -q",
+        ),
+        AgentPorts(gate=ScriptedGate(), model=FAST_MODEL),
     )
     events = await run(agent, "change something")
     notices = [e for e in events if isinstance(e, Notice)]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.events import ToolCallRequested
 from earshot.core.permissions import PermissionGate
 from earshot.core.tools.registry import builtin_tools
-from tests.core.support import FAST_RETRY, WIRES, WireCase, run
+from tests.core.support import FAST_MODEL, WIRES, WireCase, run
 from tests.fake_provider import FakeProvider, ToolCallSpec
 from tests.permissions.helpers import ruleset
 
@@ -40,12 +40,10 @@ async def test_no_tool_and_no_event_carries_a_denied_file(
     fake_provider.script(case.calls(*calls), case.text("done"))
     gate = PermissionGate(ruleset(tmp_path, deny=["Read(./.env)"]), "yolo", tmp_path)
     agent = Agent(
-        target=case.target(fake_provider),
-        tools=builtin_tools(),
-        cwd=tmp_path,
-        gate=gate,
-        system="test",
-        retry=FAST_RETRY,
+        AgentConfig(
+            target=case.target(fake_provider), tools=builtin_tools(), cwd=tmp_path, system="test"
+        ),
+        AgentPorts(gate=gate, model=FAST_MODEL),
     )
     events = await run(agent, "show me")
     assert all(SECRET not in repr(e) for e in events)

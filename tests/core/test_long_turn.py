@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.context import ContextPolicy, plan_compaction, preamble, shape
 from earshot.core.loop.events import CompactionEnded, TurnEnded
 from earshot.core.session import Session, SessionStore
@@ -22,7 +22,7 @@ from earshot.core.session.entries import MessageEntry
 from earshot.core.tools.bash import TOOL as BASH
 from earshot.providers import types as pt
 from earshot.providers.models import ModelInfo
-from tests.core.support import FAST_RETRY, WIRES, ScriptedGate, WireCase, run
+from tests.core.support import FAST_MODEL, WIRES, ScriptedGate, WireCase, run
 from tests.fake_provider import (
     FakeProvider,
     RecordedRequest,
@@ -109,12 +109,8 @@ def agent_for(case: WireCase, fake: FakeProvider, cwd: Path, session: Session) -
         id=target.info.id, provider=target.info.provider, context=WINDOW, cost=target.info.cost
     )
     return Agent(
-        target=replace(target, info=small),
-        tools=[BASH],
-        cwd=cwd,
-        gate=ScriptedGate(),
-        retry=FAST_RETRY,
-        transcript=session,
+        AgentConfig(target=replace(target, info=small), tools=[BASH], cwd=cwd),
+        AgentPorts(gate=ScriptedGate(), model=FAST_MODEL, transcript=session),
     )
 
 

@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from earshot.core.loop._execute import HEADLESS_DENIAL
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.events import (
     AgentEvent,
     PermissionDecided,
@@ -74,14 +74,15 @@ def agent_for(
 ) -> tuple[Agent, ScriptedModel]:
     model = ScriptedModel.of(*replies, delay=delay)
     agent = Agent(
-        target=target(),
-        tools=tools,
-        cwd=cwd,
-        gate=gate or ScriptedGate(),
-        system="You are a test agent.",
-        model=model,
-        max_turns=int(options["max_turns"]) if "max_turns" in options else None,
-        max_budget_usd=options.get("max_budget_usd"),
+        AgentConfig(
+            target=target(),
+            tools=tools,
+            cwd=cwd,
+            system="You are a test agent.",
+            max_turns=int(options["max_turns"]) if "max_turns" in options else None,
+            max_budget_usd=options.get("max_budget_usd"),
+        ),
+        AgentPorts(gate=gate or ScriptedGate(), model=model),
     )
     return agent, model
 

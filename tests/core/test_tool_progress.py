@@ -9,7 +9,7 @@ import anyio
 import msgspec
 import pytest
 
-from earshot.core.loop.agent import Agent
+from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.events import (
     AgentEvent,
     PermissionDecided,
@@ -102,12 +102,13 @@ async def _turn(steps: Steps, tmp_path: Path, *parts: str) -> list[AgentEvent]:
         "done",
     )
     agent = Agent(
-        target=target(),
-        tools=steps.tools(),
-        cwd=tmp_path,
-        gate=ScriptedGate(),
-        system="You are a test agent.",
-        model=model,
+        AgentConfig(
+            target=target(),
+            tools=steps.tools(),
+            cwd=tmp_path,
+            system="You are a test agent.",
+        ),
+        AgentPorts(gate=ScriptedGate(), model=model),
     )
     events: list[AgentEvent] = []
     async for event in agent.run_turn("go"):

@@ -65,6 +65,7 @@ from earshot.core.loop.events import (
     PermissionDecided,
     ReasoningDelta,
     StopReason,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
@@ -270,7 +271,7 @@ class Turn:
                 return self._close_open()
             case ToolProgress():
                 return self._progress(event)
-            case TurnStarted() | ModelCallStarted():
+            case TurnStarted() | ModelCallStarted() | SubagentEvent():
                 return []
             case _:
                 assert_never(event)

@@ -18,12 +18,11 @@ the cost, and it is all a front-end talks to::
     cost()                          the session's USD (earlier runs too) and this run's tokens
     close()                         background shells killed, the transcript lock released
 
-It opens the session the way ``docs/sessions.md`` describes: the model from the flag, the
-transcript, ``EARSHOT_MODEL``, settings, else a default for a provider with a key; the
-permission rules of the three scopes plus the flags; the built-in tools plus
-``extra_tools``; the system prompt. Nothing is written before everything that can fail has
-passed. Resume rebuilds the history the model saw and the todo list; it never restores
-permission grants. The slash commands over this object are ``core.commands.COMMANDS``.
+``open`` builds it with ``_opening.open_session`` (docs/sessions.md: the model from the
+flag, the transcript, ``EARSHOT_MODEL``, settings, else a default for a provider with a
+key; the permission rules of the three scopes plus the flags; the built-in tools plus
+``extra_tools``; the system prompt); nothing is written before everything that can fail
+has passed. The slash commands over this object are ``core.commands.COMMANDS``.
 """
 
 from __future__ import annotations
@@ -32,60 +31,27 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
-from earshot._base.json import JSONValue
-from earshot.core.config.agents import load_agents
-from earshot.core.config.memory import load_memory, memory_prompt
+from earshot.core._opening import Opened, SessionSetupError, entry_ids, open_session
 from earshot.core.config.options import SessionOptions
-from earshot.core.config.prompt import git_summary, system_prompt
-from earshot.core.config.settings import Settings, SettingsError, load_settings, project_root
-from earshot.core.config.targets import (
-    NoModelError,
-    default_model_ref,
-    load_catalog,
-    model_choices,
-    target_for,
-)
-from earshot.core.effort import EffortPolicy, SessionEffort, recorded_level
-from earshot.core.extend import hooks, mdcommands, skills, trust
-from earshot.core.extend.hooks import HookRun
-from earshot.core.extend.lifecycle import SessionHooks, notifying
+from earshot.core.config.settings import Settings, SettingsError
+from earshot.core.config.targets import NoModelError, load_catalog, model_choices, target_for
 from earshot.core.extend.mdcommands import MdCommand
 from earshot.core.extend.skills import Skill
 from earshot.core.extensions import ExtraCommand, ToolSource
-from earshot.core.loop import verify
-from earshot.core.loop.agent import Agent
 from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
 from earshot.core.loop.input import TurnInput
-from earshot.core.loop.subagent import Subagents
-from earshot.core.permissions import Mode, PermissionGate, load_rules, parse_mode
-from earshot.core.sandbox import load_sandbox_config, open_sandbox
-from earshot.core.sandbox import parse_mode as parse_sandbox_mode
-from earshot.core.session import Session, SessionInfo, SessionStore
+from earshot.core.permissions import Mode, parse_mode
+from earshot.core.session import SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
-from earshot.core.session.store import data_dir
-from earshot.core.tools import task as task_tool
-from earshot.core.tools._reaper import Ledger, kill_leftovers
 from earshot.core.tools.base import AnyTool, AskFn
-from earshot.core.tools.ops import LocalProcessOps
-from earshot.core.tools.registry import BUILTIN
-from earshot.core.tools.scope import replay
-from earshot.core.tools.state import Todo, ToolState
-from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo, UndoResult
-from earshot.core.undo.recorder import UndoRecorder
+from earshot.core.tools.state import Todo
+from earshot.core.undo import UndoResult
 from earshot.providers import types as pt
 from earshot.providers.catalog import CatalogError, ModelCatalog
 from earshot.providers.effort import EffortChoice, parse_effort
 from earshot.providers.errors import ProviderError
-from earshot.providers.http import Timeouts, TimeoutSettingError
-from earshot.providers.retry import RetryPolicy
-from earshot.providers.target import Target
-
-
-class SessionSetupError(UserError):
-    """The session cannot start as asked; the message names what to fix."""
 
 
 class CommandError(UserError):
@@ -101,42 +67,6 @@ class SessionCost:
     run_usd: float | None
     earlier_usd: float
     usage: pt.Usage
-
-
-def _process_ledger(session_id: str, *, kill_left: bool) -> Ledger:
-    """The record of the session's live tool process groups; on resume, first kill what
-    an earshot that was killed left running (see ``tools._reaper``)."""
-    path = data_dir() / "processes" / f"{session_id}.json"
-    if kill_left:
-        kill_leftovers(path)
-    return Ledger(path)
-
-
-def _entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
-    """The transcript entry of each message of a resumed history (None for preamble and
-    "interrupted" stand-ins), matched by identity: ``history()`` returns the stored
-    message objects themselves."""
-    ids = {
-        id(entry.message): entry.id
-        for entry in session.tree.path(session.leaf)
-        if isinstance(entry, MessageEntry)
-    }
-    return [ids.get(id(message)) for message in history]
-
-
-def _scope_calls(session: Session) -> list[tuple[JSONValue, bool]]:
-    """The ``declare_scope`` calls of the branch, in order, each with whether it failed."""
-    failed: set[str] = set()
-    calls: list[tuple[str, JSONValue]] = []
-    for entry in session.tree.path(session.leaf):
-        if not isinstance(entry, MessageEntry):
-            continue
-        for part in entry.message.parts:
-            if isinstance(part, pt.ToolCallPart) and part.name == "declare_scope":
-                calls.append((part.id, part.input))
-            elif isinstance(part, pt.ToolResultPart) and part.is_error:
-                failed.add(part.call_id)
-    return [(raw, call_id in failed) for call_id, raw in calls]
 
 
 def error_text(exc: Exception) -> str:
@@ -161,46 +91,36 @@ class AgentSession:
 
     def __init__(
         self,
+        opened: Opened,
         *,
-        agent: Agent,
-        transcript: Session,
-        gate: PermissionGate,
-        undo: Undo | None,
-        settings: Settings,
-        options: SessionOptions,
         approve: ApproveFn | None,
         ask: AskFn | None,
         extra_tools: Sequence[AnyTool],
         sources: Sequence[ToolSource] = (),
-        resumed: bool,
-        warnings: list[str],
-        memory_files: list[str],
-        skills: Sequence[Skill] = (),
-        user_commands: Sequence[MdCommand] = (),
     ) -> None:
-        self.agent = agent
-        self.transcript = transcript
-        self.gate = gate
-        self.undo_store = undo
-        self.settings = settings
-        self.options = options
-        self.resumed = resumed
-        self.warnings = warnings
-        self.memory_files = memory_files
-        self.skills: tuple[Skill, ...] = tuple(skills)
-        self.user_commands: dict[str, MdCommand] = {c.name: c for c in user_commands}
+        self.agent = opened.agent
+        self.transcript = transcript = opened.transcript
+        self.gate = opened.gate
+        self.undo_store = opened.undo
+        self.settings = opened.settings
+        self.options = opened.options
+        self.resumed = opened.resumed
+        self.warnings = opened.warnings
+        self.memory_files = opened.memory_files
+        self.skills: tuple[Skill, ...] = tuple(opened.skills)
+        self.user_commands: dict[str, MdCommand] = {c.name: c for c in opened.user_commands}
         self.context_tokens = 0
+        """Tokens in the context after the last model call (prompt + reply), as reported."""
         self._next_turn: tuple[str, tuple[str, ...]] | None = None
-        self.lifecycle = SessionHooks(None, {}, options.cwd, None)
+        self.lifecycle = opened.lifecycle
         """The hooks around turns (``core/extend/lifecycle.py``)."""
         self._ended = False
-        """Tokens in the context after the last model call (prompt + reply), as reported."""
         self._approve = approve
         self._ask = ask
         self._extra_tools = tuple(extra_tools)
         self.sources = tuple(sources)
         self._earlier_usd = transcript.cost_usd()
-        self._catalog: ModelCatalog | None = None
+        self._catalog: ModelCatalog | None = opened.catalog
         self._compacting = False
         self._short_id: str | None = None
 
@@ -217,164 +137,19 @@ class AgentSession:
         settings: Settings | None = None,
         sources: Sequence[ToolSource] = (),
     ) -> AgentSession:
-        """A ready session over a new or resumed transcript. Raises a ``UserError``
-        (settings, catalog, unknown model, session) or ``ProviderError`` (a missing key);
-        nothing is written before all of them have passed."""
-        cwd = options.cwd.resolve()
-        settings = settings if settings is not None else load_settings(cwd)
-        rules = load_rules(settings, allow=options.allow, ask=options.ask, deny=options.deny)
-        session_hooks, hook_notices = hooks.load(
-            settings.files, trusted_project=trust.quietly_trusted(project_root(cwd))
-        )
-        try:
-            mode = (
-                parse_mode(options.permission_mode)
-                if options.permission_mode
-                else rules.default_mode
-            )
-            sandbox_mode = parse_sandbox_mode(options.sandbox) if options.sandbox else None
-            chosen = parse_effort(options.effort, where="--effort") if options.effort else None
-        except ValueError as exc:
-            raise SessionSetupError(str(exc)) from exc
-        sandbox_config = load_sandbox_config(settings.files, project_root(cwd), mode=sandbox_mode)
-        store = SessionStore(cwd)
-        source: str | None = options.resume
-        if source is None and options.continue_latest:
-            source = store.latest_id()
-            if source is None:
-                raise SessionSetupError(f"no earlier session in {cwd} to continue")
-        earlier = store.load(source) if source is not None else None
-        ref = options.model or ((earlier.tree.model() or earlier.header.model) if earlier else None)
-        ref = ref or default_model_ref(settings)
-        catalog = load_catalog(settings)
-        target = target_for(ref, settings=settings, catalog=catalog)
-        try:
-            timeouts = Timeouts.resolve(settings.idle_timeout_ms)
-        except TimeoutSettingError as exc:
-            raise SessionSetupError(str(exc)) from exc
-        # Everything that can fail has passed: only now is anything opened or written. A
-        # fork reads the earlier session without its lock, so another process may still be
-        # writing.
-        if earlier is not None and options.fork:
-            transcript = store.fork(earlier)
-        elif source is not None:
-            transcript = store.open(source)
-        else:
-            transcript = store.create(model=ref)
-        resumed = source is not None
-        ledger = _process_ledger(transcript.id, kill_left=resumed)
-        recorded = transcript.tree.effort() if resumed else None
-        policy = EffortPolicy(
-            chosen=chosen or recorded_level(recorded),
-            per_model=settings.model_efforts,
-            setting=settings.reasoning_effort,
-        )
-        effort = SessionEffort(policy, target, recorded=recorded)
-        history: list[pt.Message] = transcript.history() if resumed else []
-        state = ToolState(pass_env=frozenset(settings.pass_env))
-        state.sandbox = confined = open_sandbox(
-            cwd,
-            sandbox_config,
-            additional=rules.additional_directories,
-            protected=rules.protected_directories,
-        )
-        notices = [*sandbox_config.ignored, *([confined.notice] if confined.notice else [])]
-        if resumed:
-            state.todos = list(transcript.todos())
-        found_skills, skill_problems = skills.discover(cwd)
-        found_commands, command_problems = mdcommands.discover(cwd)
-        notices += [*hook_notices, *skill_problems, *command_problems]
-        tools = [*BUILTIN, *extra_tools]
-        agents, agent_warnings = load_agents(cwd)
-        notices.extend(agent_warnings)
-        if found_skills:
-            tools.append(skills.skill_tool(found_skills))
-        memory = load_memory(cwd, config_dir=config_dir())
-        system = system_prompt(
-            cwd=cwd,
-            tools=[*(tool.name for tool in tools), task_tool.NAME],
-            git=git_summary(cwd),
-            memory=memory_prompt(memory),
-            skills=skills.prompt_section(found_skills),
-            append=options.append_system_prompt,
-        )
-        cap = settings.undo_max_file_bytes
-        retries = settings.max_retries
-        undo = Undo(
-            cwd, transcript.id, max_file_bytes=DEFAULT_MAX_FILE_BYTES if cap is None else cap
-        )
-        gate = PermissionGate(rules, mode, cwd)
-        gate.sandbox = confined
-        if resumed:
-            replay(gate.scope, _scope_calls(transcript))
-        budget = options.max_budget_usd
-        agent = Agent(
-            target=target,
-            tools=tools,
-            cwd=cwd,
-            gate=gate,
-            system=system,
-            transcript=transcript,
-            undo=UndoRecorder(undo, transcript) if undo.available else None,
-            approve=approve,
-            ask=ask,
-            max_turns=options.max_turns,
-            max_budget_usd=budget if budget is not None else settings.max_budget_usd,
-            timeouts=timeouts,
-            procs=LocalProcessOps(ledger),
-            effort=effort,
-            history=history,
-            entry_ids=_entry_ids(transcript, history) if resumed else [],
-            state=state,
-            verify=settings.verify,
-            verify_rounds=settings.verify_rounds,
-            verify_suggestion=None if settings.verify else verify.suggest(cwd),
-            retry=None if retries is None else RetryPolicy(max_retries=retries),
-            sources=sources,
-            scope=gate.scope,
-        )
-
-        def resolve(ref: str) -> Target:
-            return target_for(ref, settings=settings, catalog=catalog)
-
-        children = Subagents(agent, agents, resolve)
-        agent.tools[task_tool.NAME] = children.tool()
-        agent.spawn = children.spawn
-        if effort.choice.note and not effort.choice.defaulted:
-            notices.append(effort.choice.note)
-        session = cls(
-            agent=agent,
-            transcript=transcript,
-            gate=gate,
-            undo=undo if undo.available else None,
-            settings=settings,
-            options=replace(options, cwd=cwd),
+        """A ready session over a new or resumed transcript (``_opening.open_session``).
+        Raises a ``UserError`` (settings, catalog, unknown model, session) or
+        ``ProviderError`` (a missing key); nothing is written before all of them have
+        passed."""
+        opened = open_session(
+            options,
             approve=approve,
             ask=ask,
             extra_tools=extra_tools,
+            settings=settings,
             sources=sources,
-            resumed=resumed,
-            warnings=[*rules.notices, *(transcript.warnings() if resumed else ()), *notices],
-            memory_files=[str(f.path) for f in memory],
-            skills=found_skills,
-            user_commands=found_commands,
         )
-        session._catalog = catalog
-        agent.hooks = session_hooks if session_hooks else None
-        agent.hook_info = {
-            "session_id": transcript.id,
-            "transcript_path": str(store.path_for(transcript.id)),
-            "cwd": str(cwd),
-        }
-
-        async def record(run: HookRun) -> None:
-            await transcript.append_hook(run.event, run.command, run.exit_code, run.duration_ms)
-
-        agent.record_hook = record
-        session.lifecycle = SessionHooks(agent.hooks, agent.hook_info, cwd, record)
-        if approve is not None and agent.hooks:
-            agent.approve = notifying(approve, session.lifecycle)
-        return session
+        return cls(opened, approve=approve, ask=ask, extra_tools=extra_tools, sources=sources)
 
     # --- what it is --------------------------------------------------------------------------
 
@@ -609,7 +384,7 @@ class AgentSession:
         self._idle("/rewind")
         await self.transcript.rewind_to(entry.parent_id)
         history = self.transcript.history()
-        self.agent.restore(history, _entry_ids(self.transcript, history))
+        self.agent.restore(history, entry_ids(self.transcript, history))
         self.agent.state.todos = list(self.transcript.todos())
 
     async def reopen(

@@ -39,6 +39,7 @@ from earshot.core.loop.events import (
     Notice,
     PermissionDecided,
     ReasoningDelta,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
@@ -287,6 +288,7 @@ class HeadlessRenderer:
                 | UserMessageInjected()
                 | CompactionStarted()
                 | TurnEnded()
+                | SubagentEvent()
             ):
                 return
             case CompactionEnded():

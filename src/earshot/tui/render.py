@@ -39,6 +39,7 @@ from earshot.core.loop.events import (
     Notice,
     PermissionDecided,
     ReasoningDelta,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
@@ -384,6 +385,8 @@ class Feed:
                         brief=brief,
                     )
                 )
+            case SubagentEvent():
+                pass  # a child's progress: shown in the task call's block (not yet)
             case TurnEnded() as ended:
                 if self.live.strip():
                     out.append(self._paragraphs(self.live))

@@ -8,14 +8,16 @@ order as soon as a call and every call before it have results. An abort cancels 
 and gives every call without a result an "interrupted" one: every call gets exactly one.
 
 Each call gets a context of its own whose ``progress`` reports become ``ToolProgress``
-events while calls run: the group runs in a task, and the batch yields the latest report
-of each running call as it comes (a report that is overtaken before it is yielded is
-dropped; a report made after its call finished is never sent).
+events, and a ``task`` call's child puts its events in ``live`` (``SubagentEvent``): while a
+group runs (in a task of its own, ``core/loop/live.py``), the batch yields both as they come
+- of each running call only its latest report (one overtaken before it is yielded is
+dropped; one made after its call finished is never sent). An abort is not raced against a
+``task`` call: the child follows the abort itself and returns what it did and what it cost
+(``core/loop/subagent.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -37,6 +39,7 @@ from earshot.core.loop.events import (
     ToolProgress,
     denial,
 )
+from earshot.core.loop.live import LiveEvents
 from earshot.core.loop.ports import Gate, Snapshotter
 from earshot.core.tools.base import (
     AnyTool,
@@ -51,6 +54,9 @@ from earshot.core.tools.display import Display
 from earshot.providers.types import TextPart, ToolCallPart, ToolResultPart
 
 T = TypeVar("T")
+
+SUBAGENT_TOOLS = frozenset({"task"})
+"""Tools whose calls run a subagent: live progress, and they follow an abort themselves."""
 
 
 HEADLESS_DENIAL = (
@@ -111,10 +117,12 @@ class ToolBatch:
     hook_runs: list[HookRun] = field(default_factory=list)
     """Every hook run of the batch, for the transcript."""
     _hook_events: list[AgentEvent] = field(default_factory=list)
-    _latest: dict[str, ToolProgress] = field(default_factory=dict)
-    """The latest unsent progress report of each running call."""
+    live: LiveEvents | None = None
+    """Where a running subagent's events arrive (yielded while its group runs)."""
     _running_ids: set[str] = field(default_factory=set)
-    _wake: asyncio.Event | None = None
+    """The calls of the group now running (only their progress reports are sent)."""
+    _live: LiveEvents | None = None
+    """Where the running group's progress reports go (``live``, or the batch's own)."""
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -244,55 +252,40 @@ class ToolBatch:
         return "deny", f"the user denied this call{why}"
 
     def _context_for(self, call_id: str) -> ToolContext:
-        return replace(self.ctx, progress=self._reporter(call_id))
+        return replace(self.ctx, call_id=call_id, progress=self._reporter(call_id))
 
     def _reporter(self, call_id: str) -> ProgressFn:
         def report(
             message: str = "", progress: float | None = None, total: float | None = None
         ) -> None:
-            if call_id not in self._running_ids:
+            live = self._live
+            if live is None or call_id not in self._running_ids:
                 return
-            self._latest[call_id] = ToolProgress(
-                call_id=call_id, message=message, progress=progress, total=total
+            live.put_latest(
+                call_id,
+                ToolProgress(call_id=call_id, message=message, progress=progress, total=total),
             )
-            if self._wake is not None:
-                self._wake.set()
 
         return report
 
     async def _running(self, group: list[tuple[_Slot, PreparedCall]]) -> AsyncIterator[AgentEvent]:
-        """Run ``group``, yielding the calls' progress reports while it runs."""
+        """Run ``group``; while it runs, yield its calls' progress reports and a running
+        subagent's events as they come."""
         if not group:
             return
-        self._running_ids.update(slot.call.id for slot, _ in group)
-        wake = self._wake = asyncio.Event()
-        task = asyncio.ensure_future(self._run_group(group))
+        ids = {slot.call.id for slot, _ in group}
+        self._running_ids.update(ids)
+        live = self._live = self.live if self.live is not None else LiveEvents()
         try:
-            while True:
-                wake.clear()
-                if self._latest:
-                    reports = list(self._latest.values())
-                    self._latest.clear()
-                    for report in reports:
-                        if report.call_id in self._running_ids:
-                            yield report
+            async for event in live.during(lambda: self._run_group(group)):
+                if isinstance(event, ToolProgress) and event.call_id not in self._running_ids:
                     continue
-                if task.done():
-                    break
-                waiter = asyncio.ensure_future(wake.wait())
-                try:
-                    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    waiter.cancel()
-        except BaseException:
-            task.cancel()
-            await asyncio.wait({task})
-            raise
+                yield event
         finally:
-            self._wake = None
-            self._running_ids.difference_update(slot.call.id for slot, _ in group)
-            self._latest.clear()
-        await task
+            self._live = None
+            self._running_ids.difference_update(ids)
+            for call_id in ids:
+                live.drop(call_id)
 
     async def _run_group(self, group: list[tuple[_Slot, PreparedCall]]) -> None:
         if not group:
@@ -307,8 +300,9 @@ class ToolBatch:
     async def _run_one(self, slot: _Slot, prepared: PreparedCall) -> None:
         start = time.perf_counter()
         call = slot.call
+        follows_abort = call.name in SUBAGENT_TOOLS
         try:
-            result, aborted = await race(prepared.run, self.ctx.abort)
+            result, aborted = await race(prepared.run, None if follows_abort else self.ctx.abort)
         except ToolError as exc:
             result, aborted = ToolResult.error(exc.message, brief=exc.brief), False
         except Exception as exc:
@@ -316,7 +310,8 @@ class ToolBatch:
             result, aborted = ToolResult.error(text, brief="tool failed"), False
         slot.duration_ms = (time.perf_counter() - start) * 1000.0
         self._running_ids.discard(call.id)
-        self._latest.pop(call.id, None)
+        if self._live is not None:
+            self._live.drop(call.id)
         if aborted or result is None:
             slot.result = _error_part(call, "interrupted by the user while running")
             slot.brief = "interrupted"

@@ -12,6 +12,10 @@ One ``Agent.run_turn`` yields, in order::
                                                            its PermissionDecided and its
                                                            ToolFinished): an MCP server's
                                                            progress, a command's last lines
+        SubagentEvent*                                     while a ``task`` call runs: its
+                                                           child's events, live (after the
+                                                           call's PermissionDecided, before
+                                                           its ToolFinished)
       UserMessageInjected*                                 steering, between model calls
     )+
     CompactionStarted CompactionEnded                      before a model call, when the
@@ -225,6 +229,23 @@ class TurnEnded(msgspec.Struct, tag="turn_ended", frozen=True, kw_only=True):
     verification: Verification = "not_configured"
 
 
+class SubagentEvent(msgspec.Struct, tag="subagent_event", frozen=True, kw_only=True):
+    """One event of a subagent, as it happens: the child that the ``task`` call
+    ``parent_call_id`` runs (agent ``agent``, doing ``description``) produced ``event``.
+
+    The child's events come in their own order (``TurnStarted`` ... ``TurnEnded``, exactly
+    the sequence above); children of one batch interleave, told apart by
+    ``parent_call_id``. A child's own child arrives wrapped twice: the outer event names
+    the parent's ``task`` call, the inner one the child's. The child's usage is already in
+    the parent's totals when the ``task`` call's ``ToolFinished`` arrives; its
+    ``AssistantMessage.total_usage`` and ``TurnEnded.total_*`` are the child's own."""
+
+    parent_call_id: str
+    agent: str
+    description: str
+    event: AgentEvent
+
+
 AgentEvent: TypeAlias = (
     TurnStarted
     | ModelCallStarted
@@ -242,6 +263,7 @@ AgentEvent: TypeAlias = (
     | VerificationRan
     | Notice
     | TurnEnded
+    | SubagentEvent
 )
 
 
@@ -283,6 +305,7 @@ __all__ = [
     "ReasoningDelta",
     "RetryInfo",
     "StopReason",
+    "SubagentEvent",
     "TextDelta",
     "ToolCallRequested",
     "ToolCallStreaming",

@@ -46,6 +46,8 @@ class Turn:
     verify_round: int = 0
     feedback: pt.Message | None = None
     """Failed checks to hand back to the model (then ``next`` is "again")."""
+    request: pt.ModelRequest | None = None
+    """The next model call's request, built (and measured) once by the step before it."""
 
     @property
     def going(self) -> bool:

@@ -68,8 +68,9 @@ class Question:
 
 
 AskFn = Callable[[Question], Awaitable[str | None]]
-SpawnFn = Callable[[str, str, "str | None"], Awaitable["ToolResult"]]
-"""Run a subagent: (description, prompt, agent name or None) -> the child's result."""
+SpawnFn = Callable[[str, str, str, "str | None"], Awaitable["ToolResult"]]
+"""Run a subagent: (the task call's id, description, prompt, agent name or None) -> the
+child's result."""
 
 EscalateFn = Callable[[PermissionRequest, str], Awaitable[bool]]
 """Ask a person whether ``request`` may run outside the OS sandbox (the text says why it
@@ -123,6 +124,8 @@ class ToolContext:
     """The session's scope contract (the gate's; shared with every subagent)."""
     spawn: SpawnFn | None = None
     """Runs a subagent (``task``); None where no more nesting is allowed."""
+    call_id: str = ""
+    """The id of the call this context was prepared for (empty outside a tool batch)."""
     progress: ProgressFn = no_progress
     """This call's progress reporter: the tool batch gives each call a context of its own
     whose reports become that call's ``ToolProgress`` events."""
