@@ -20,6 +20,8 @@ One turn, in the order ``core/loop/events.py`` documents::
                               mid-stream); the stop reason comes from STOP_REASONS
     TurnStarted, ModelCallStarted, Notice     nothing (notices go to the log); a retry
                                               notice is also a thought "[retrying in ...]"
+    SubagentEvent             nothing here: ``_children`` makes them updates of the task
+                              call's content
 
 ``replay`` turns a stored history into the same updates, tool calls completed.
 """

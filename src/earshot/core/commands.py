@@ -382,7 +382,7 @@ COMMANDS: dict[str, Command] = {
         Command("init", "write an AGENTS.md after looking at the repository", cmd_init),
         Command("permissions", "the mode, the rules and this session's grants", cmd_permissions),
         Command("todos", "the agent's todo list", cmd_todos),
-        Command("scope", "the declared scope: goal, paths, steps", cmd_scope),
+        Command("scope", "the declared scope: goal, paths, steps", cmd_scope, everywhere=True),
         Command("skills", "the skills found for this session", cmd_skills, everywhere=True),
     )
 }

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from earshot.core.config.settings import SettingsError, SettingsFile
-from earshot.core.permissions.decision import SHELL_STARTUP_FILES
+from earshot.core.permissions.rules import SHELL_STARTUP_FILES
 from earshot.core.tools.base import ToolError
 from earshot.core.tools.state import ShellSandbox
 from earshot.providers.types import JSONValue

@@ -158,6 +158,8 @@ async def _command(session: AgentSession, prompt: str) -> tuple[TurnEnded | None
     """``-p "/cost"``: a command offered outside a terminal, answered without a model
     call as a turn whose text is the reply (a refusal is a failed turn); or the prompt a
     command sends instead (an MCP server's prompt, ``/mcp__server__prompt args``)."""
+    if not prompt.lstrip().startswith("/"):
+        return None, None  # not a command: the command table is not even loaded
     from earshot.core import commands
 
     reply = await commands.run(session, prompt, everywhere=True)

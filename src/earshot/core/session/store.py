@@ -160,6 +160,7 @@ def summarize(path: Path) -> SessionInfo | None:
         return None
     header: Header | None = None
     entries = turns = problems = 0
+    side: set[str] = set()  # a subagent's entries: their cost counts, their prompts are no turns
     cost = 0.0
     title = ""
     model: str | None = None
@@ -181,12 +182,14 @@ def summarize(path: Path) -> SessionInfo | None:
             continue
         entries += 1
         updated = glance.timestamp or updated
-        if glance.type == "model_switch" or glance.model:
+        if glance.type == "subagent" or (glance.parent_id is not None and glance.parent_id in side):
+            side.add(glance.id)
+        elif glance.type == "model_switch" or glance.model:
             model = glance.model or model
         if glance.type != "message" or glance.message is None:
             continue
         cost += glance.cost_usd or 0.0
-        if glance.message.role == "user":
+        if glance.message.role == "user" and glance.id not in side:
             turns += 1
             if not title:
                 with contextlib.suppress(msgspec.DecodeError):
@@ -267,7 +270,8 @@ class SessionStore:
     # --- opening -------------------------------------------------------------------------
 
     def create(self, *, model: str) -> Session:
-        """A new session file with its header written and fsynced, locked for writing."""
+        """A new session file with its header written (fsynced with the first turn), locked
+        for writing."""
         header = self._header(model=model)
         writer = TranscriptWriter(self.path_for(header.id), header=header)
         transcript = read_transcript(writer.path)
@@ -298,12 +302,13 @@ class SessionStore:
 
     def fork(self, session: Session | Transcript, *, at_entry: str | None = None) -> Session:
         """A new session holding the branch of ``session`` that ends at ``at_entry``
-        (default: its current head), entry ids kept, its header linking to the source."""
+        (default: its current head) and the transcripts of the subagents started from it,
+        entry ids kept, its header linking to the source."""
         tree = session.tree
         if at_entry is not None and at_entry not in tree:
             at_entry = tree.resolve(at_entry)
         at = at_entry if at_entry is not None else tree.leaf
-        path = tree.path(at) if at is not None else []
+        path = tree.with_subagents(at) if at is not None else []
         source = session.header
         header = self._header(
             model=tree.model(at) or source.model,
