@@ -30,8 +30,9 @@ import pytest
 import earshot
 from earshot import __version__
 from earshot._compiled import COMPILED, is_compiled
-from tests.fake_provider import FakeProvider, anthropic
+from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
 from tests.frozen import Binary
+from tests.mcp_client.support import PY_SERVER, tool_results
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -185,6 +186,32 @@ if BINARIES:
         assert done.returncode == 0, done.stderr
         assert "Hello from the fake provider." in done.stdout
         fake_provider.assert_protocol_invariants()
+
+    def test_frozen_binary_lists_and_calls_the_tools_of_a_stdio_mcp_server(
+        binary: Binary, fake_provider: FakeProvider, tmp_path: Path
+    ) -> None:
+        # the mcp package is imported lazily, so only the build's collection puts it inside;
+        # the server is the tests' Python one, run by this Python (it has mcp installed)
+        (tmp_path / ".earshot").mkdir()
+        server = {"command": sys.executable, "args": [str(PY_SERVER)]}
+        settings = {"mcpServers": {"py": server}}
+        (tmp_path / ".earshot" / "settings.local.json").write_text(json.dumps(settings))
+        listed = binary.run("mcp", "tools", "py", "--json", cwd=tmp_path)
+        assert listed.returncode == 0, listed.stderr
+        schemas = {t["name"]: t["input_schema"] for t in json.loads(listed.stdout)}
+        assert set(schemas["mcp__py__add"]["properties"]) == {"a", "b"}
+        fake_provider.script(
+            anthropic.tool_calls_turn([ToolCallSpec("c1", "mcp__py__add", {"a": 2, "b": 40})]),
+            anthropic.text_turn("42"),
+        )
+        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake_provider.base_url}
+        model = "anthropic/claude-sonnet-4-6"
+        done = binary.run(
+            "--model", model, "-p", "add", "--allow", "mcp__py", env=env, cwd=tmp_path
+        )
+        assert done.returncode == 0, done.stderr
+        (result,) = tool_results(fake_provider.requests[-1].json())
+        assert result["content"][0]["text"] == "42"
 
     def test_frozen_binary_answers_acp_initialize(binary: Binary, tmp_path: Path) -> None:
         request = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}

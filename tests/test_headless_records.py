@@ -29,6 +29,7 @@ from earshot.core.loop.events import (
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     denial,
@@ -67,6 +68,7 @@ LOCKED: dict[str, set[str]] = {
     "reasoning": _fields("schema type text"),
     "tool_call": _fields("schema type id name input"),
     "tool_result": _fields("schema type call_id name is_error content brief duration_ms"),
+    "tool_progress": _fields("schema type call_id message progress total"),
     "permission": _fields("schema type call_id tool decision reason rule"),
     "usage": _fields(
         "schema type model input_tokens output_tokens cache_read_tokens cache_write_tokens"
@@ -157,6 +159,8 @@ def _tool_turn(*, cost: float | None = 0.012) -> tuple[list[AgentEvent], TurnEnd
         ),
         ToolCallRequested(call=READ_CALL, read_only=True, title="read app.py"),
         PermissionDecided(call_id="c1", tool="read", outcome="allow", reason="read-only tool"),
+        ToolProgress(call_id="c1", message="reading app.py", progress=1.0, total=2.0),
+        ToolProgress(call_id="c1", message="still reading"),
         ToolFinished(
             result=ToolResultPart(call_id="c1", name="read", content=[TextPart(text="1\ta = 1\n")]),
             brief="1 line",
@@ -342,6 +346,8 @@ def test_stream_json_writes_records_in_event_order() -> None:
         "usage",
         "tool_call",
         "permission",
+        "tool_progress",
+        "tool_progress",
         "tool_result",
         "tool_call",
         "permission",

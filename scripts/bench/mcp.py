@@ -13,6 +13,7 @@ Measures, as medians over --runs runs, beside `python -c pass` timed in the same
 Usage (from the repository root):
 
     .venv/bin/python scripts/bench/mcp.py [--runs 7] [--baseline /work/main/.venv/bin/earshot]
+        [--earshot dist/earshot/earshot]    (the frozen folder build instead of this venv's)
 """
 
 from __future__ import annotations
@@ -66,8 +67,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--baseline", help="another earshot executable (0 servers)")
+    parser.add_argument(
+        "--earshot", help="the earshot executable to measure (default: this venv's)"
+    )
     args = parser.parse_args()
-    earshot = str(Path(sys.executable).with_name("earshot"))
+    earshot = (
+        str(Path(args.earshot).resolve())
+        if args.earshot
+        else str(Path(sys.executable).with_name("earshot"))
+    )
     with FakeProvider() as fake, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}

@@ -6,7 +6,10 @@
 Tools: ``add`` (a + b, structured), ``fail`` (an error result), ``slow`` (sleeps; writes
 the markers ``slow-started``, then ``slow-cancelled`` or ``slow-finished`` into
 ``MARKER_DIR``), ``die`` (the process exits mid-call), ``echo_env`` (an environment
-variable), ``peek`` (annotated read-only). Prompt: ``review`` (one argument ``topic``).
+variable), ``peek`` (annotated read-only), ``steps`` (reports progress "step N of M",
+N of M, then waits for the marker ``go-N`` in ``MARKER_DIR`` before the next step).
+Prompt: ``review`` (one argument ``topic``). ``LONG_NAMES=1`` adds two tools whose names
+share their first 70 characters.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import anyio
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
@@ -50,6 +54,20 @@ async def slow(seconds: float) -> str:
         raise
     _mark("slow-finished")
     return "done"
+
+
+@server.tool(description="Work in steps, reporting progress after each.")
+async def steps(count: int, ctx: Context) -> str:
+    for step in range(1, count + 1):
+        await ctx.report_progress(step, count, f"step {step} of {count}")
+        go = MARKERS / f"go-{step}"
+        for _ in range(3000):  # the test writes the marker once it saw the report
+            if go.exists():
+                break
+            await anyio.sleep(0.02)
+        else:
+            raise ToolError(f"nobody wrote {go}")
+    return f"{count} steps done"
 
 
 @server.tool(description="Exit the server process in the middle of the call.")
@@ -99,8 +117,22 @@ def _many(count: int) -> None:
         )
 
 
+LONG = "summarize_the_quarterly_financial_report_for_the_board_of_directors_meeting"
+
+
+def _long_names() -> None:
+    for edition in ("draft", "final"):
+
+        def summarize(edition: str = edition) -> str:
+            return f"the {edition} summary"
+
+        server.add_tool(summarize, name=f"{LONG}_{edition}", description=f"The {edition}.")
+
+
 if __name__ == "__main__":
     _many(int(os.environ.get("MANY_TOOLS", "0")))
+    if os.environ.get("LONG_NAMES"):
+        _long_names()
     sys.stderr.write("pytest-server starting\n")
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

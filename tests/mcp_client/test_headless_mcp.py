@@ -234,3 +234,39 @@ def test_a_call_past_mcp_tool_timeout_is_an_error_result(
     (result,) = tool_results(fake_provider.requests[-1].json())
     assert result["is_error"] is True
     assert "mcpToolTimeoutMs" in json.dumps(result["content"])
+
+
+def test_a_servers_progress_is_a_tool_progress_record_while_the_call_runs(
+    fake_provider: FakeProvider, repo: Path, tmp_path: Path
+) -> None:
+    write_local(repo, {"py": stdio_server(tmp_path)})
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("c1", "mcp__py__steps", {"count": 2})]),
+        anthropic.text_turn("all steps done"),
+    )
+    records: list[Record] = []
+    with subprocess.Popen(
+        [sys.executable, "-m", "earshot", "--model", MODEL, "-p", "go", *STREAM, *ALLOW],
+        cwd=repo,
+        env=env(fake_provider),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        assert process.stdout is not None
+        for line in process.stdout:  # the server waits for go-N until its report was read
+            record = json.loads(line)
+            records.append(record)
+            if record["type"] == "tool_progress":
+                (tmp_path / f"go-{int(record['progress'])}").write_text("go")
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    kinds = [r["type"] for r in records]
+    progress = [r for r in records if r["type"] == "tool_progress"]
+    assert [(r["call_id"], r["message"], r["progress"], r["total"]) for r in progress] == [
+        ("c1", "step 1 of 2", 1, 2),
+        ("c1", "step 2 of 2", 2, 2),
+    ]
+    assert kinds.index("permission") < kinds.index("tool_progress")
+    assert len(kinds) - kinds[::-1].index("tool_progress") <= kinds.index("tool_result")
+    assert records[-1]["text"] == "all steps done"

@@ -137,3 +137,21 @@ def test_a_server_prompt_is_a_slash_command(
     assert done.returncode == 0, done.stderr
     sent = json.dumps(fake_provider.requests[0].json()["messages"])
     assert "simple prompt" in sent.lower()
+
+
+def test_progress_notifications_become_tool_progress_records(
+    fake_provider: FakeProvider, repo: Path, entry: Path
+) -> None:
+    write_local(repo, {"everything": {"command": "node", "args": [str(entry), "stdio"]}})
+    call = ToolCallSpec(
+        "p1", "mcp__everything__trigger-long-running-operation", {"duration": 3, "steps": 3}
+    )
+    fake_provider.script(anthropic.tool_calls_turn([call]), anthropic.text_turn("done"))
+    records = run_prompt(fake_provider, repo, "--allow", "mcp__everything")
+    progress = [r for r in records if r["type"] == "tool_progress"]
+    # a report a second before the next one and the result: never overtaken
+    assert {"call_id": "p1", "message": "", "progress": 1, "total": 3} in [
+        {k: r[k] for k in ("call_id", "message", "progress", "total")} for r in progress
+    ]
+    (result,) = tool_results(fake_provider.requests[-1].json())
+    assert "Long running operation completed" in json.dumps(result["content"])

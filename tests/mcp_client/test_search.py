@@ -6,14 +6,14 @@ from pathlib import Path
 
 import anyio
 
-from earshot.core.tools.base import ToolContext, ToolResult
+from earshot.core.tools.base import ProgressFn, ToolContext, ToolResult
 from earshot.core.tools.state import ToolState
 from earshot.mcp._tools import McpTool, make_tool
 from earshot.mcp.search import SEARCH_TOOL, SearchPolicy, offered
 from earshot.providers.types import JSONObject
 
 
-async def _never(arguments: JSONObject) -> ToolResult:
+async def _never(arguments: JSONObject, progress: ProgressFn) -> ToolResult:
     return ToolResult.error("not called in these tests")
 
 

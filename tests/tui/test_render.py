@@ -16,6 +16,7 @@ from earshot.core.loop.events import (
     TextDelta,
     ToolCallRequested,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
 )
@@ -206,3 +207,18 @@ def test_a_hook_run_shows_only_when_it_decided_something() -> None:
     assert feed.event(ran("ok", 0)) == []
     shown = "".join(feed.event(ran("block", 2)))
     assert "hook PreToolUse `./check.sh`: block (exit 2, 12 ms)" in shown
+
+
+def test_a_running_calls_progress_shows_on_the_activity_line_until_it_finishes() -> None:
+    feed = Feed(Painter(60, color=False))
+    call = pt.ToolCallPart(id="c1", name="mcp__db__migrate", input={})
+    feed.event(ToolCallRequested(call=call, read_only=False, title="mcp__db__migrate"))
+    assert feed.event(ToolProgress(call_id="c1", message="table 3", progress=3, total=10)) == []
+    assert feed.activity == "running mcp__db__migrate · table 3 (3/10)"
+    feed.event(ToolProgress(call_id="c1", progress=0.5))
+    assert feed.activity == "running mcp__db__migrate · 0.5"
+    result = pt.ToolResultPart(call_id="c1", name="mcp__db__migrate", content=[])
+    printed = feed.event(ToolFinished(result=result, brief="migrated", duration_ms=5.0))
+    assert "table 3" not in plain("".join(printed))
+    feed.event(ToolProgress(call_id="c1", message="late"))  # never after the result
+    assert "late" not in feed.activity

@@ -2,12 +2,20 @@
 
 ::
 
+    start()            after the session's response: available_commands_update; then, when
+                       the session has tool sources (MCP servers), waits for them and
+                       sends each notice (an untrusted or failed server) as agent text, and
+                       the commands again when the servers added some (their prompts)
+    started()          waits for start() (a prompt does, so a server prompt typed at once
+                       is a command and the notices come before the turn)
     prompt(parts)      AgentSession.prompt; each event's updates sent as it comes (the
                        prompt's response leaves only after the last of them); a
                        subagent's events update its task call (``_children``)
     command(typed)     a slash command of the session's table (the ``everywhere`` ones);
                        its reply as agent text, plus current_mode_update or
-                       config_option_update when it changed the mode or the model
+                       config_option_update when it changed the mode or the model, and
+                       available_commands_update when it changed the commands
+                       (/mcp reconnect)
     set_mode(id)       session/set_mode and /mode: the gate's mode + current_mode_update
     switch_model(ref)  set_config_option "model" and /model: + config_option_update
     set_effort(level)  set_config_option "effort" and /effort: + config_option_update
@@ -21,6 +29,7 @@ left valid for the next prompt.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +40,7 @@ import anyio
 from acp import RequestError
 from acp.interfaces import Client
 from acp.schema import (
+    AvailableCommandsUpdate,
     ConfigOptionUpdate,
     CurrentModeUpdate,
     SessionConfigOptionBoolean,
@@ -39,7 +49,7 @@ from acp.schema import (
 
 from earshot.acp._children import Children
 from earshot.acp._interact import Prompter
-from earshot.acp._options import effort_option, model_option
+from earshot.acp._options import available_commands, effort_option, model_option
 from earshot.acp._updates import STOP_REASONS, AcpStopReason, Turn, Update, said
 from earshot.core import commands
 from earshot.core.agent_session import AgentSession, CommandError
@@ -87,6 +97,8 @@ class Live:
     client: Client | None
     idle: anyio.Event = field(default_factory=anyio.Event)
     running: bool = False
+    starting: asyncio.Task[None] | None = None
+    _announced: list[str] | None = None
 
     @property
     def id(self) -> str:
@@ -110,6 +122,34 @@ class Live:
         if self.session.effort is not None:
             options.append(effort_option(self.session.effort))
         return options
+
+    # --- start -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self._commands_changed()
+        if not self.session.sources:
+            return
+        for notice in await self.session.ready():
+            await self.send(said(f"earshot: warning: {notice}\n"))
+        await self._commands_changed()
+
+    async def started(self) -> None:
+        if self.starting is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.starting)
+
+    async def _commands_changed(self) -> None:
+        """available_commands_update, when the commands differ from those last announced."""
+        offered = available_commands(self.session)
+        names = [c.name for c in offered]
+        if names == self._announced:
+            return
+        self._announced = names
+        await self.send(
+            AvailableCommandsUpdate(
+                session_update="available_commands_update", available_commands=offered
+            )
+        )
 
     # --- turns -----------------------------------------------------------------------------
 
@@ -160,6 +200,7 @@ class Live:
         if self.session.model != model or self.session.effort != effort:
             await self._options_changed()
         await self.send(said(reply.text))
+        await self._commands_changed()
         return True
 
     # --- settings ----------------------------------------------------------------------------

@@ -39,7 +39,6 @@ from acp.interfaces import Client
 from acp.schema import (
     AcpMcpServer,
     AgentCapabilities,
-    AvailableCommandsUpdate,
     ClientCapabilities,
     CloseSessionResponse,
     ForkSessionResponse,
@@ -69,7 +68,7 @@ from earshot._base.errors import UserError
 from earshot.acp._content import PromptBlock, PromptError, prompt_text, turn_parts
 from earshot.acp._interact import Prompter
 from earshot.acp._live import INTERNAL_ERROR, INVALID_PARAMS, SHUTDOWN_GRACE_S, Live, fail
-from earshot.acp._options import EFFORT_OPTION, MODEL_OPTION, available_commands, mode_state
+from earshot.acp._options import EFFORT_OPTION, MODEL_OPTION, mode_state
 from earshot.acp._updates import Update, plan_update, replay, scope_plan
 from earshot.core.agent_session import (
     AgentSession,
@@ -278,6 +277,7 @@ class EarshotAcpAgent:
             fail(INVALID_PARAMS, str(exc))
         live.running, live.idle = True, anyio.Event()
         try:
+            await live.started()
             typed = prompt_text(parts)
             answer = await live.command(typed) if typed is not None else False
             if answer is True:
@@ -397,15 +397,8 @@ class EarshotAcpAgent:
     def _after_reply(self, live: Live) -> None:
         """Send what follows a session's creation once its response is out."""
 
-        async def later() -> None:
-            await live.send(
-                AvailableCommandsUpdate(
-                    session_update="available_commands_update",
-                    available_commands=available_commands(live.session),
-                )
-            )
-
-        task = asyncio.get_running_loop().create_task(later())
+        task = asyncio.get_running_loop().create_task(live.start())
+        live.starting = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

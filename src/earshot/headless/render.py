@@ -54,6 +54,7 @@ from earshot.core.loop.events import (
     TurnStarted,
     UserMessageInjected,
     VerificationRan,
+    progress_text,
     result_text,
 )
 from earshot.core.tools.display import ScopeView
@@ -299,7 +300,6 @@ class HeadlessRenderer:
                 | TextDelta()
                 | ReasoningDelta()
                 | ToolCallStreaming()
-                | ToolProgress()
                 | UserMessageInjected()
                 | CompactionStarted()
                 | TurnEnded()
@@ -388,6 +388,17 @@ class HeadlessRenderer:
                     steps: list[JSONValue] = list(scope.steps)
                     paths: list[JSONValue] = list(scope.paths)
                     self._emit(_record("scope", goal=scope.goal, paths=paths, steps=steps))
+            case ToolProgress(call_id=call_id, message=message, progress=done, total=total):
+                self._emit(
+                    _record(
+                        "tool_progress",
+                        call_id=call_id,
+                        message=message,
+                        progress=done,
+                        total=total,
+                    )
+                )
+                self._say(f"[progress] {call_id}: {progress_text(event)}")
             case Notice(level=level, message=message, retry=retry):
                 self._emit(_notice_record(event))
                 if retry is not None and not self._verbose:

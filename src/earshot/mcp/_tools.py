@@ -3,6 +3,9 @@
 ::
 
     McpTool       name mcp__<server>__<tool>; the server's input schema as written;
+                  a name that has to change (over 64 characters, or characters a
+                  provider refuses) is cut and ends with _ and 8 hex digits of a hash of
+                  the whole name: stable across sessions, distinct for distinct tools
                   never read-only (a readOnlyHint is the server's word, not a grant), so
                   every call goes through the gate as a mutating call ("other" kind)
     to_result     text -> text; image -> image (base64); embedded text resource -> text;
@@ -11,12 +14,14 @@
                   put a text rendering of it in the content);
                   isError -> an error result; text capped like bash output
 
-The call itself is ``Call`` (a coroutine taking the arguments), given by the server that
-owns the tool: a dead server or a timeout becomes an error result the model reads.
+The call itself is ``Call`` (a coroutine taking the arguments and the call's progress
+reporter, which the server's progress notifications feed), given by the server that owns
+the tool: a dead server or a timeout becomes an error result the model reads.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -25,7 +30,13 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from earshot.core.tools._output import cap_text
-from earshot.core.tools.base import PermissionRequest, PreparedCall, ToolContext, ToolResult
+from earshot.core.tools.base import (
+    PermissionRequest,
+    PreparedCall,
+    ProgressFn,
+    ToolContext,
+    ToolResult,
+)
 from earshot.providers.types import ImagePart, JSONObject, JSONValue, TextPart, ToolSpec
 
 if TYPE_CHECKING:
@@ -36,12 +47,25 @@ MAX_RESULT_LINES = 2_000
 MAX_NAME = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
-Call = Callable[[JSONObject], Awaitable[ToolResult]]
+Call = Callable[[JSONObject, ProgressFn], Awaitable[ToolResult]]
 
 
-def tool_name(server: str, tool: str) -> str:
-    """``mcp__<server>__<tool>``, in the characters every provider accepts (at most 64)."""
-    return _UNSAFE.sub("_", f"mcp__{server}__{tool}")[:MAX_NAME]
+def tool_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """``mcp__<server>__<tool>`` when every provider accepts it as it is (at most 64
+    characters of ``[A-Za-z0-9_-]``); else its safe form cut to fit, with ``_`` and a
+    short hash of the whole name at the end, so two long names that share their first 64
+    characters stay apart and each keeps its name from one session to the next. A name
+    in ``taken`` (another tool of the server already has it) gets a longer hash."""
+    full = f"mcp__{server}__{tool}"
+    safe = _UNSAFE.sub("_", full)
+    if safe == full and len(full) <= MAX_NAME and full not in taken:
+        return full
+    digest = hashlib.sha256(full.encode()).hexdigest()
+    for size in (8, 16, 64):
+        name = f"{safe[: MAX_NAME - size - 1]}_{digest[:size]}"
+        if name not in taken:
+            return name
+    return name  # pragma: no cover - a sha256 collision
 
 
 def _schema(raw: JSONValue) -> JSONObject:
@@ -86,16 +110,21 @@ class McpTool:
         )
 
         async def run() -> ToolResult:
-            return await self.call(arguments)
+            return await self.call(arguments, ctx.progress)
 
         return PreparedCall(request=request, run=run)
 
 
 def make_tool(
-    server: str, name: str, description: str | None, schema: JSONValue, call: Call
+    server: str,
+    name: str,
+    description: str | None,
+    schema: JSONValue,
+    call: Call,
+    taken: set[str] | frozenset[str] = frozenset(),
 ) -> McpTool:
     return McpTool(
-        name=tool_name(server, name),
+        name=tool_name(server, name, taken),
         server=server,
         remote_name=name,
         description=(description or f"{name} (from the {server} MCP server)").strip(),

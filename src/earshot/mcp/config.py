@@ -11,8 +11,10 @@ A later scope replaces a server of the same name (local > project > user). A ser
 ``{"command", "args", "env", "cwd"}`` (stdio; ``"type": "stdio"`` optional) or
 ``{"type": "http" | "sse", "url", "headers"}``. ``${VAR}`` and ``${VAR:-default}`` expand
 in command, args, env, cwd, url and headers when the server is started; an unset variable
-without a default makes that one server fail (reported, skipped). A wrong shape is a
-``McpConfigError`` naming the file, the server and the field.
+without a default makes that one server fail (reported, skipped). A server's name is
+letters, digits, ``_`` and ``-``, with no ``__`` in it and no ``_`` at its end: its tools
+are ``mcp__<name>__<tool>``, and a rule naming one server must never reach another's. A
+wrong shape is a ``McpConfigError`` naming the file, the server and the field.
 
 Nothing here imports the ``mcp`` package: reading the configuration is cheap.
 """
@@ -141,6 +143,11 @@ def parse_server(name: str, raw: JSONValue, scope: Scope, source: Path) -> Serve
     where = f"{source}: mcpServers.{name}"
     if not _NAME.fullmatch(name):
         raise McpConfigError(f"{where}: a server name uses letters, digits, _ and - only")
+    if "__" in name or name.endswith("_"):
+        raise McpConfigError(
+            f"{where}: a server name must not contain __ or end with _ (its tools are "
+            f"mcp__{name}__TOOL, which a rule for another server could match); rename it"
+        )
     if not isinstance(raw, dict):
         raise McpConfigError(f'{where}: must be an object such as {{"command": "..."}}')
     kind = raw.get("type", "stdio" if "command" in raw or "url" not in raw else "http")

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 
 from earshot.core.extensions import ExtraCommand, ExtraReply
-from earshot.core.tools.base import AnyTool, ToolResult
+from earshot.core.tools.base import AnyTool, ProgressFn, ToolResult
 from earshot.mcp._tools import Call, McpTool, make_tool, to_result
 from earshot.mcp.config import ExpansionError, ServerConfig
 from earshot.mcp.search import SearchPolicy, offered
@@ -40,6 +40,7 @@ from earshot.providers.types import JSONObject
 
 if TYPE_CHECKING:
     from mcp import Client
+    from mcp.shared.dispatcher import ProgressFnT
 
 Status = Literal["pending", "connected", "failed", "untrusted", "stopped"]
 DEFAULT_STARTUP_TIMEOUT_MS = 10_000
@@ -72,6 +73,15 @@ def _error_text(exc: BaseException) -> str:
         return "; ".join(_error_text(e) for e in exc.exceptions)
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _progress_relay(report: ProgressFn) -> ProgressFnT:
+    """The ``mcp`` package's progress callback, feeding a call's progress reporter."""
+
+    async def relay(progress: float, total: float | None, message: str | None) -> None:
+        report(message or "", progress, total)
+
+    return relay
 
 
 def _connection_lost(exc: Exception) -> bool:
@@ -249,12 +259,15 @@ class McpServers:
         name = server.config.name
         cursor: str | None = None
         tools: list[McpTool] = []
+        taken: set[str] = set()
         while True:
             page = await client.list_tools(cursor=cursor)
             for tool in page.tools:
                 schema: JSONObject = tool.input_schema
                 call = self._caller(name, tool.name)
-                tools.append(make_tool(name, tool.name, tool.description, schema, call))
+                made = make_tool(name, tool.name, tool.description, schema, call, taken)
+                taken.add(made.name)
+                tools.append(made)
             cursor = page.next_cursor
             if cursor is None:
                 break
@@ -271,7 +284,7 @@ class McpServers:
             ]
 
     def _caller(self, server_name: str, tool: str) -> Call:
-        async def call(arguments: JSONObject) -> ToolResult:
+        async def call(arguments: JSONObject, progress: ProgressFn) -> ToolResult:
             server = self.servers.get(server_name)
             client = server.client if server is not None else None
             if server is None or client is None:
@@ -283,7 +296,9 @@ class McpServers:
                 )
             try:
                 with anyio.fail_after(self.tool_timeout_s):
-                    result = await client.call_tool(tool, dict(arguments))
+                    result = await client.call_tool(
+                        tool, dict(arguments), progress_callback=_progress_relay(progress)
+                    )
             except TimeoutError:
                 return ToolResult.error(
                     f"{tool} on the MCP server {server_name} gave no result within "
