@@ -474,6 +474,8 @@ def test_verbose_text_mode_reports_tools_and_permissions_on_stderr_only() -> Non
     assert "[denied] edit: needs approval" in stderr
     assert "[error] edit: denied" in stderr
     assert "SECRET" not in stderr
+    assert "[progress] c1: reading app.py (1/2)" in stderr
+    assert "still reading" not in stderr  # a report without a count: the record only
 
 
 def test_deltas_are_not_records() -> None:

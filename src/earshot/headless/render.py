@@ -398,7 +398,8 @@ class HeadlessRenderer:
                         total=total,
                     )
                 )
-                self._say(f"[progress] {call_id}: {progress_text(event)}")
+                if done is not None:  # a count; a command's passing lines would flood stderr
+                    self._say(f"[progress] {call_id}: {progress_text(event)}")
             case Notice(level=level, message=message, retry=retry):
                 self._emit(_notice_record(event))
                 if retry is not None and not self._verbose:
