@@ -141,3 +141,34 @@ def test_an_unknown_sandbox_mode_is_a_usage_error(fake_provider: FakeProvider, r
     assert done.returncode == 2
     assert "unknown sandbox mode 'sometimes'" in done.stderr
     assert fake_provider.requests == []
+
+
+def test_a_refused_rerun_outside_the_sandbox_is_a_permission_denial(
+    fake_provider: FakeProvider, repo: Path, outside: Path
+) -> None:
+    target = outside / "escaped.txt"
+    _bash_then_text(fake_provider, f"echo x > {target}")
+    done = earshot(
+        fake_provider,
+        repo,
+        "-p",
+        "go",
+        "--permission-mode",
+        "yolo",
+        "--output-format",
+        "stream-json",
+    )
+    assert done.returncode == 0, done.stderr
+    result = next(r for r in records(done.stdout) if r["type"] == "result")
+    denials = result["permission_denials"]
+    assert isinstance(denials, list) and len(denials) == 1
+    denied = denials[0]
+    assert isinstance(denied, dict)
+    assert denied["call_id"] == "b1"
+    assert denied["tool"] == "bash"
+    assert denied["input"] == {"command": f"echo x > {target}"}
+    reason = denied["reason"]
+    assert isinstance(reason, str)
+    assert "OS sandbox" in reason
+    assert "nobody can approve running it outside the sandbox" in reason
+    assert not target.exists()

@@ -21,7 +21,7 @@ from __future__ import annotations
 import signal
 import sys
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import anyio
@@ -273,10 +273,12 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
             "the command went on and exited 0"
         )
     elif why is not None and run.outcome == "exited":
-        note, rerun = await _escalation(args, ctx, why)
+        note, refused = await _escalation(args, ctx, why)
         notes.append(note)
-        if rerun:
+        if refused is None:
             run = await _run(plain, timeout_ms, ctx, choice.path)
+        else:
+            return replace(_result(args, ctx, run, timeout_ms, notes), denied=refused)
     return _result(args, ctx, run, timeout_ms, notes)
 
 
@@ -314,9 +316,9 @@ async def _run(argv: list[str], timeout_ms: int, ctx: ToolContext, shell: str) -
     return _Run(outcome, process.returncode, collected, pipes_held)
 
 
-async def _escalation(args: BashInput, ctx: ToolContext, why: str) -> tuple[str, bool]:
+async def _escalation(args: BashInput, ctx: ToolContext, why: str) -> tuple[str, str | None]:
     """Ask whether the command may run again outside the sandbox: the note for the model,
-    and whether to run it again unconfined."""
+    and why it may not (None: run it again unconfined)."""
     request = PermissionRequest(
         tool="bash",
         kind="execute",
@@ -327,7 +329,7 @@ async def _escalation(args: BashInput, ctx: ToolContext, why: str) -> tuple[str,
         return (
             f"the OS sandbox stopped the first run ({why}); the user allowed it outside the "
             "sandbox, so this is the output of a second, unconfined run",
-            True,
+            None,
         )
     who = (
         "the user denied running it outside the sandbox"
@@ -338,7 +340,7 @@ async def _escalation(args: BashInput, ctx: ToolContext, why: str) -> tuple[str,
         f"this command seems to have been stopped by the OS sandbox: {why}. It was not run "
         f"outside the sandbox ({who}). Work inside the project directory, or ask the user "
         "to allow it (sandbox settings: docs/sandbox.md)",
-        False,
+        f"the OS sandbox stopped it ({why}) and {who}",
     )
 
 
