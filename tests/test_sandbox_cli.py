@@ -39,6 +39,12 @@ def _bash_then_text(fake: FakeProvider, command: str) -> None:
     )
 
 
+def _yolo_run(fake: FakeProvider, repo: Path) -> subprocess.CompletedProcess[str]:
+    return earshot(
+        fake, repo, "-p", "go", "--permission-mode", "yolo", "--output-format", "stream-json"
+    )
+
+
 def _tool_result(lines: list[dict[str, object]]) -> str:
     result = next(r for r in lines if r["type"] == "tool_result")
     content = result["content"]
@@ -51,16 +57,7 @@ def test_a_headless_yolo_run_cannot_write_outside_the_project(
 ) -> None:
     target = outside / "escaped.txt"
     _bash_then_text(fake_provider, f"echo inside > made.txt && echo x > {target}")
-    done = earshot(
-        fake_provider,
-        repo,
-        "-p",
-        "go",
-        "--permission-mode",
-        "yolo",
-        "--output-format",
-        "stream-json",
-    )
+    done = _yolo_run(fake_provider, repo)
     assert done.returncode == 0, done.stderr
     content = _tool_result(records(done.stdout))
     assert not target.exists()
@@ -148,16 +145,7 @@ def test_a_refused_rerun_outside_the_sandbox_is_a_permission_denial(
 ) -> None:
     target = outside / "escaped.txt"
     _bash_then_text(fake_provider, f"echo x > {target}")
-    done = earshot(
-        fake_provider,
-        repo,
-        "-p",
-        "go",
-        "--permission-mode",
-        "yolo",
-        "--output-format",
-        "stream-json",
-    )
+    done = _yolo_run(fake_provider, repo)
     assert done.returncode == 0, done.stderr
     result = next(r for r in records(done.stdout) if r["type"] == "result")
     denials = result["permission_denials"]
