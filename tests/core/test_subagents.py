@@ -15,7 +15,14 @@ from earshot._base.json import JSONValue
 from earshot.core.agent_session import AgentSession
 from earshot.core.config.options import SessionOptions
 from earshot.core.loop.approvals import Approval, ApprovalRequest
-from earshot.core.loop.events import AgentEvent, ToolFinished, TurnEnded
+from earshot.core.loop.events import (
+    AgentEvent,
+    PermissionDecided,
+    SubagentEvent,
+    ToolFinished,
+    TurnEnded,
+    TurnStarted,
+)
 from earshot.providers import types as pt
 from tests.fake_provider import FakeProvider, SSEReply, ToolCallSpec, anthropic, openai_chat
 from tests.fake_provider._request import RecordedRequest
@@ -236,3 +243,37 @@ async def test_a_child_cannot_write_outside_the_parents_scope(
         await session.close()
     assert not (repo_env / "docs" / "x.md").exists()
     assert len(asked) == 1 and "outside the declared scope" in asked[0].reason
+
+
+async def test_a_childs_events_reach_the_parents_stream_live_under_the_task_call(
+    fake_provider: FakeProvider, repo_env: Path
+) -> None:
+    (repo_env / "notes.txt").write_text("hello\n")
+    fake_provider.script(
+        anthropic.tool_calls_turn([task("t1", "read the notes")]),
+        anthropic.tool_calls_turn([ToolCallSpec("r1", "read", {"path": "notes.txt"})]),
+        anthropic.text_turn("The notes say hello."),
+        anthropic.text_turn("done"),
+    )
+    session = AgentSession.open(SessionOptions(cwd=repo_env, model=MODEL))
+    try:
+        events, _ = await turn(session, "delegate")
+    finally:
+        await session.close()
+    kinds = [type(e).__name__ for e in events]
+    child = [e for e in events if isinstance(e, SubagentEvent)]
+    assert child and all(e.parent_call_id == "t1" for e in child)
+    assert child[0].agent == "general-purpose" and child[0].description == "look around"
+    inner = [e.event for e in child]
+    assert isinstance(inner[0], TurnStarted) and isinstance(inner[-1], TurnEnded)
+    assert any(isinstance(e, ToolFinished) and e.result.call_id == "r1" for e in inner)
+    # live: all of them between the task call's permission and its result
+    first = kinds.index("SubagentEvent")
+    last = len(kinds) - 1 - kinds[::-1].index("SubagentEvent")
+    finished = next(
+        i for i, e in enumerate(events) if isinstance(e, ToolFinished) and e.result.call_id == "t1"
+    )
+    decided = next(
+        i for i, e in enumerate(events) if isinstance(e, PermissionDecided) and e.call_id == "t1"
+    )
+    assert decided < first and last < finished

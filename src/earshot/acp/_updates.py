@@ -62,10 +62,12 @@ from earshot.core.loop.events import (
     PermissionDecided,
     ReasoningDelta,
     StopReason,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -263,7 +265,7 @@ class Turn:
                 return self._verified(event)
             case TurnEnded():
                 return self._close_open()
-            case TurnStarted() | ModelCallStarted():
+            case TurnStarted() | ModelCallStarted() | SubagentEvent() | ToolProgress():
                 return []
             case _:
                 assert_never(event)

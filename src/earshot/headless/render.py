@@ -39,10 +39,12 @@ from earshot.core.loop.events import (
     Notice,
     PermissionDecided,
     ReasoningDelta,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -282,9 +284,11 @@ class HeadlessRenderer:
                 | TextDelta()
                 | ReasoningDelta()
                 | ToolCallStreaming()
+                | ToolProgress()
                 | UserMessageInjected()
                 | CompactionStarted()
                 | TurnEnded()
+                | SubagentEvent()
             ):
                 return
             case CompactionEnded():

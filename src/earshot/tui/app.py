@@ -353,19 +353,22 @@ class Tui:
         self.turn = asyncio.get_running_loop().create_task(self._drive(turn_input or text))
 
     async def _drive(self, turn_input: TurnInput) -> None:
-        from earshot.core.loop.events import UserMessageInjected
+        from earshot.core.loop.events import TurnEnded, UserMessageInjected
         from earshot.core.loop.input import InputError
 
         session = self.session
         feed = self.live_feed()
         self.started = time.monotonic()
         ticker = asyncio.get_running_loop().create_task(self._tick())
+        answered = False
         try:
             async for event in session.prompt(turn_input):
                 self._painter()
                 blocks = feed.event(event)
                 if isinstance(event, UserMessageInjected) and self.queued:
                     self.queued.pop(0)
+                if isinstance(event, TurnEnded):
+                    answered = event.reason == "end_turn"
                 if blocks:
                     self.print_above("".join(blocks))
                 self.app.invalidate()
@@ -377,8 +380,25 @@ class Tui:
             ticker.cancel()
             feed.live = ""
             feed.activity = ""
-            restore_queued(self)
+            if answered and self.queued:
+                self._send_queued()
+            else:
+                restore_queued(self)
             self.app.invalidate()
+
+    def _send_queued(self) -> None:
+        """A message queued just as the model finished (after the loop's last look at the
+        queue) is not stranded: it starts the next turn, as if typed a moment later."""
+        from earshot.providers.types import ImagePart, TextPart
+        from earshot.tui.render import user_block
+
+        texts, self.queued = self.queued, []
+        parts = [part for message in self.session.take_queued() for part in message.parts]
+        inputs = [part for part in parts if isinstance(part, TextPart | ImagePart)]
+        if not inputs:
+            return
+        self.print_above(user_block(self._painter(), "\n".join(texts)))
+        self.turn = asyncio.get_running_loop().create_task(self._drive(inputs))
 
     async def stream_events(self, events: AsyncIterator[AgentEvent]) -> None:
         """Print what an agent operation outside a turn (``compact``) reports."""

@@ -39,10 +39,12 @@ from earshot.core.loop.events import (
     Notice,
     PermissionDecided,
     ReasoningDelta,
+    SubagentEvent,
     TextDelta,
     ToolCallRequested,
     ToolCallStreaming,
     ToolFinished,
+    ToolProgress,
     TurnEnded,
     TurnStarted,
     UserMessageInjected,
@@ -333,7 +335,7 @@ class Feed:
             case ToolCallRequested(call=call, title=title):
                 self._titles[call.id] = title
                 self.activity = f"running {title}"
-            case PermissionDecided():
+            case PermissionDecided() | ToolProgress():
                 pass
             case ToolFinished(result=result, brief=brief, display=display):
                 title = self._titles.pop(result.call_id, result.name)
@@ -377,6 +379,8 @@ class Feed:
                         brief=brief,
                     )
                 )
+            case SubagentEvent():
+                pass  # a child's progress: shown in the task call's block (not yet)
             case TurnEnded() as ended:
                 if self.live.strip():
                     out.append(self._paragraphs(self.live))

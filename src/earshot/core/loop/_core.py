@@ -45,9 +45,9 @@ from earshot.core.loop.events import (
     CompactionEnded,
     CompactionReason,
     CompactionStarted,
-    TurnEnded,
 )
 from earshot.core.loop.input import TurnInput, user_message
+from earshot.core.loop.live import LiveEvents
 from earshot.core.loop.model import ProviderModel
 from earshot.core.loop.ports import Gate, ModelClient, Recorder, Snapshotter
 from earshot.core.tools.base import AnyTool, AskFn, SpawnFn, ToolContext, ToolResult
@@ -154,6 +154,8 @@ class AgentCore:
         self.verify_suggestion = config.verify_suggestion
         self.scope = ports.scope
         self.spawn = ports.spawn
+        self.live = LiveEvents()
+        """Where this agent's subagents put their events during a tool batch."""
         self.total_usage = pt.Usage()
         self.total_cost_usd: float | None = 0.0
         self._turn_usage = pt.Usage()
@@ -189,11 +191,10 @@ class AgentCore:
         """The current turn's abort (a subagent's turn follows it)."""
         return self._abort
 
-    def add_child_usage(self, ended: TurnEnded) -> None:
-        """Count a subagent's turn in this agent's turn and session totals."""
-        self._turn_usage = self._turn_usage + ended.usage
-        self.total_usage = self.total_usage + ended.usage
-        cost = ended.cost_usd
+    def add_child_usage(self, usage: pt.Usage, cost: float | None) -> None:
+        """Count a subagent's usage and cost in this agent's turn and session totals."""
+        self._turn_usage = self._turn_usage + usage
+        self.total_usage = self.total_usage + usage
         if self._turn_cost is not None:
             self._turn_cost = None if cost is None else self._turn_cost + cost
         if self.total_cost_usd is not None:

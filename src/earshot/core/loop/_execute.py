@@ -6,13 +6,21 @@ an allowed mutating call first runs the pending group (concurrently), then takes
 snapshot (once per batch), then runs alone. ``ToolFinished`` events leave in emission
 order as soon as a call and every call before it have results. An abort cancels what runs
 and gives every call without a result an "interrupted" one: every call gets exactly one.
+
+Each call gets a context of its own whose ``progress`` reports become ``ToolProgress``
+events, and a ``task`` call's child puts its events in ``live`` (``SubagentEvent``): while a
+group runs (in a task of its own, ``core/loop/live.py``), the batch yields both as they come
+- of each running call only its latest report (one overtaken before it is yielded is
+dropped; one made after its call finished is never sent). An abort is not raced against a
+``task`` call: the child follows the abort itself and returns what it did and what it cost
+(``core/loop/subagent.py``).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import anyio
@@ -28,13 +36,16 @@ from earshot.core.loop.events import (
     PermissionDenial,
     ToolCallRequested,
     ToolFinished,
+    ToolProgress,
     denial,
 )
+from earshot.core.loop.live import LiveEvents
 from earshot.core.loop.ports import Gate, Snapshotter
 from earshot.core.tools.base import (
     AnyTool,
     PermissionRequest,
     PreparedCall,
+    ProgressFn,
     ToolContext,
     ToolError,
     ToolResult,
@@ -43,6 +54,9 @@ from earshot.core.tools.display import Display
 from earshot.providers.types import TextPart, ToolCallPart, ToolResultPart
 
 T = TypeVar("T")
+
+SUBAGENT_TOOLS = frozenset({"task"})
+"""Tools whose calls run a subagent: live progress, and they follow an abort themselves."""
 
 
 HEADLESS_DENIAL = (
@@ -103,6 +117,12 @@ class ToolBatch:
     hook_runs: list[HookRun] = field(default_factory=list)
     """Every hook run of the batch, for the transcript."""
     _hook_events: list[AgentEvent] = field(default_factory=list)
+    live: LiveEvents | None = None
+    """Where a running subagent's events arrive (yielded while its group runs)."""
+    _running_ids: set[str] = field(default_factory=set)
+    """The calls of the group now running (only their progress reports are sent)."""
+    _live: LiveEvents | None = None
+    """Where the running group's progress reports go (``live``, or the batch's own)."""
 
     async def run(self, calls: Sequence[ToolCallPart]) -> AsyncIterator[AgentEvent]:
         slots = [_Slot(call) for call in calls]
@@ -122,7 +142,7 @@ class ToolBatch:
                 yield ToolCallRequested(call=call, read_only=True, title=call.name)
                 continue
             try:
-                prepared = tool.prepare(call.input, self.ctx)
+                prepared = tool.prepare(call.input, self._context_for(call.id))
             except ToolError as exc:
                 slot.result = _error_part(call, exc.message)
                 slot.brief = exc.brief
@@ -177,7 +197,8 @@ class ToolBatch:
             if tool.read_only:
                 pending.append((slot, prepared))
                 continue
-            await self._run_group(pending)
+            async for event in self._running(pending):
+                yield event
             pending = []
             for event in self._flush(slots):
                 yield event
@@ -188,11 +209,13 @@ class ToolBatch:
                     await self.undo.snapshot(label[:200])
                 except Exception as exc:  # undo must never cost the user their turn
                     yield Notice(level="warning", message=f"undo snapshot failed: {exc}")
-            await self._run_group([(slot, prepared)])
+            async for event in self._running([(slot, prepared)]):
+                yield event
             self.mutated = True
             for event in self._flush(slots):
                 yield event
-        await self._run_group(pending)
+        async for event in self._running(pending):
+            yield event
         for slot in slots:
             if slot.result is None:
                 slot.result = _error_part(
@@ -228,6 +251,42 @@ class ToolBatch:
         why = f": {answer.reason}" if answer.reason else ""
         return "deny", f"the user denied this call{why}"
 
+    def _context_for(self, call_id: str) -> ToolContext:
+        return replace(self.ctx, call_id=call_id, progress=self._reporter(call_id))
+
+    def _reporter(self, call_id: str) -> ProgressFn:
+        def report(
+            message: str = "", progress: float | None = None, total: float | None = None
+        ) -> None:
+            live = self._live
+            if live is None or call_id not in self._running_ids:
+                return
+            live.put_latest(
+                call_id,
+                ToolProgress(call_id=call_id, message=message, progress=progress, total=total),
+            )
+
+        return report
+
+    async def _running(self, group: list[tuple[_Slot, PreparedCall]]) -> AsyncIterator[AgentEvent]:
+        """Run ``group``; while it runs, yield its calls' progress reports and a running
+        subagent's events as they come."""
+        if not group:
+            return
+        ids = {slot.call.id for slot, _ in group}
+        self._running_ids.update(ids)
+        live = self._live = self.live if self.live is not None else LiveEvents()
+        try:
+            async for event in live.during(lambda: self._run_group(group)):
+                if isinstance(event, ToolProgress) and event.call_id not in self._running_ids:
+                    continue
+                yield event
+        finally:
+            self._live = None
+            self._running_ids.difference_update(ids)
+            for call_id in ids:
+                live.drop(call_id)
+
     async def _run_group(self, group: list[tuple[_Slot, PreparedCall]]) -> None:
         if not group:
             return
@@ -241,14 +300,18 @@ class ToolBatch:
     async def _run_one(self, slot: _Slot, prepared: PreparedCall) -> None:
         start = time.perf_counter()
         call = slot.call
+        follows_abort = call.name in SUBAGENT_TOOLS
         try:
-            result, aborted = await race(prepared.run, self.ctx.abort)
+            result, aborted = await race(prepared.run, None if follows_abort else self.ctx.abort)
         except ToolError as exc:
             result, aborted = ToolResult.error(exc.message, brief=exc.brief), False
         except Exception as exc:
             text = f"{call.name} failed: {type(exc).__name__}: {exc}"
             result, aborted = ToolResult.error(text, brief="tool failed"), False
         slot.duration_ms = (time.perf_counter() - start) * 1000.0
+        self._running_ids.discard(call.id)
+        if self._live is not None:
+            self._live.drop(call.id)
         if aborted or result is None:
             slot.result = _error_part(call, "interrupted by the user while running")
             slot.brief = "interrupted"

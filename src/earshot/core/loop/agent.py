@@ -245,6 +245,7 @@ class Agent(AgentCore):
             observe=self._observe,
             hooks=self.hooks,
             hook_base=dict(self.hook_info),
+            live=self.live,
         )
         async for tool_event in batch.run(turn.tool_calls):
             yield tool_event

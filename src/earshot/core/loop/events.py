@@ -8,6 +8,14 @@ One ``Agent.run_turn`` yields, in order::
       AssistantMessage                                     the completed model call (+ usage, cost)
       ( ToolCallRequested PermissionDecided ToolFinished )* one group per tool call, results in
                                                            emission order
+      ToolProgress*                                        while an allowed call runs (between
+                                                           its PermissionDecided and its
+                                                           ToolFinished): an MCP server's
+                                                           progress, a command's last lines
+        SubagentEvent*                                     while a ``task`` call runs: its
+                                                           child's events, live (after the
+                                                           call's PermissionDecided, before
+                                                           its ToolFinished)
       UserMessageInjected*                                 steering, between model calls
     )+
     CompactionStarted CompactionEnded                      before a model call, when the
@@ -124,6 +132,21 @@ class ToolFinished(msgspec.Struct, tag="tool_finished", frozen=True, kw_only=Tru
     display: Display = None
 
 
+class ToolProgress(msgspec.Struct, tag="tool_progress", frozen=True, kw_only=True):
+    """A running call's latest progress, sent between its ``PermissionDecided`` and its
+    ``ToolFinished`` (never after). ``message`` is a line of status (an MCP server's
+    progress message, the last lines of a running command; may be empty); ``progress`` of
+    ``total`` is how far it got (``total`` None when the tool does not know it; both None
+    when it only has a message). Each one replaces the call's previous one: a front-end
+    shows the latest and forgets it when the call finishes. Calls report at their own pace;
+    the loop drops reports when its consumer falls far behind, so none is load-bearing."""
+
+    call_id: str
+    message: str = ""
+    progress: float | None = None
+    total: float | None = None
+
+
 class UserMessageInjected(msgspec.Struct, tag="user_message_injected", frozen=True, kw_only=True):
     """A queued (steering) message, appended between two model calls."""
 
@@ -207,6 +230,23 @@ class TurnEnded(msgspec.Struct, tag="turn_ended", frozen=True, kw_only=True):
     verification: Verification = "not_configured"
 
 
+class SubagentEvent(msgspec.Struct, tag="subagent_event", frozen=True, kw_only=True):
+    """One event of a subagent, as it happens: the child that the ``task`` call
+    ``parent_call_id`` runs (agent ``agent``, doing ``description``) produced ``event``.
+
+    The child's events come in their own order (``TurnStarted`` ... ``TurnEnded``, exactly
+    the sequence above); children of one batch interleave, told apart by
+    ``parent_call_id``. A child's own child arrives wrapped twice: the outer event names
+    the parent's ``task`` call, the inner one the child's. The child's usage is already in
+    the parent's totals when the ``task`` call's ``ToolFinished`` arrives; its
+    ``AssistantMessage.total_usage`` and ``TurnEnded.total_*`` are the child's own."""
+
+    parent_call_id: str
+    agent: str
+    description: str
+    event: AgentEvent
+
+
 AgentEvent: TypeAlias = (
     TurnStarted
     | ModelCallStarted
@@ -217,12 +257,14 @@ AgentEvent: TypeAlias = (
     | ToolCallRequested
     | PermissionDecided
     | ToolFinished
+    | ToolProgress
     | UserMessageInjected
     | CompactionStarted
     | CompactionEnded
     | VerificationRan
     | Notice
     | TurnEnded
+    | SubagentEvent
 )
 
 
@@ -254,10 +296,12 @@ __all__ = [
     "ReasoningDelta",
     "RetryInfo",
     "StopReason",
+    "SubagentEvent",
     "TextDelta",
     "ToolCallRequested",
     "ToolCallStreaming",
     "ToolFinished",
+    "ToolProgress",
     "TurnEnded",
     "TurnStarted",
     "UserMessageInjected",

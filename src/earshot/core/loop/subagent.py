@@ -7,7 +7,12 @@ so nothing a child does escapes what binds the parent. Its tools are the parent'
 by the agent's ``tools``; it gets ``task`` itself only while the depth limit allows (default
 1: children cannot delegate). Read-only children run concurrently; a child that can change
 things holds a lock, so such children run one at a time. An abort of the parent aborts the
-child. The child's usage and cost are added to the parent's turn and session totals.
+child, which winds down (its model stream and tools stop) and still reports. The child's
+usage and cost are added to the parent's turn and session totals, an aborted or cancelled
+child's too (the calls it completed).
+
+Every event of a child reaches the parent's stream live, as a ``SubagentEvent`` naming the
+``task`` call (through the parent's ``LiveEvents``: ``core/loop/live.py``).
 """
 
 from __future__ import annotations
@@ -19,11 +24,19 @@ import anyio
 
 from earshot.core.config.agents import BUILTIN_AGENT, AgentSpec
 from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
-from earshot.core.loop.events import AgentEvent, ToolFinished, TurnEnded
+from earshot.core.loop.events import AgentEvent, SubagentEvent, ToolFinished, TurnEnded
 from earshot.core.tools import task as task_tool
 from earshot.core.tools.base import AnyTool, ToolError, ToolResult
 from earshot.core.tools.display import FileChange, ShellExit
+from earshot.core.tools.state import ToolState
 from earshot.providers.target import Target
+
+
+@dataclass(frozen=True)
+class _Run:
+    call_id: str
+    description: str
+    spec: AgentSpec
 
 
 @dataclass
@@ -45,8 +58,9 @@ class ChildRecord:
         return "".join(lines) + "]"
 
 
-EventSink = Callable[[str, AgentEvent], None]
-"""Sees every event of a child, with the child's agent name (for live progress)."""
+EventSink = Callable[[AgentEvent], None]
+"""Sees every event of a child, wrapped as a ``SubagentEvent`` (default: the parent's
+``LiveEvents``, so the events reach the parent's stream)."""
 
 
 class Subagents:
@@ -67,7 +81,7 @@ class Subagents:
         self.resolve = resolve
         self.depth_limit = depth_limit
         self.depth = depth
-        self.sink = sink
+        self.sink: EventSink = sink if sink is not None else parent.live.put
         self._writer = anyio.Lock()
 
     def tool(self) -> AnyTool:
@@ -83,7 +97,9 @@ class Subagents:
     def read_only(self, spec: AgentSpec) -> bool:
         return all(t.read_only for t in self._tools(spec))
 
-    async def spawn(self, description: str, prompt: str, agent: str | None) -> ToolResult:
+    async def spawn(
+        self, call_id: str, description: str, prompt: str, agent: str | None
+    ) -> ToolResult:
         name = agent or BUILTIN_AGENT.name
         spec = self.agents.get(name)
         if spec is None:
@@ -95,6 +111,13 @@ class Subagents:
         except Exception as exc:
             raise ToolError(f"agent {name!r} cannot run: {exc}", "agent model unavailable") from exc
         tools = self._tools(spec)
+        # its own files read and todo list; the parent's sandbox, passed-through variables
+        # and background shells (the session kills those; the parent can read them)
+        state = ToolState(
+            pass_env=parent.state.pass_env,
+            sandbox=parent.state.sandbox,
+            shells=parent.state.shells,
+        )
         child = Agent(
             AgentConfig(
                 target=target,
@@ -113,6 +136,7 @@ class Subagents:
                 procs=parent.procs,
                 scope=parent.scope,
             ),
+            state=state,
         )
         if self.depth + 1 < self.depth_limit:
             nested = Subagents(
@@ -121,16 +145,17 @@ class Subagents:
                 self.resolve,
                 depth_limit=self.depth_limit,
                 depth=self.depth + 1,
-                sink=self.sink,
             )
             child.tools[task_tool.NAME] = nested.tool()
             child.spawn = nested.spawn
+        run = _Run(call_id=call_id, description=description, spec=spec)
         if self.read_only(spec):
-            return await self._run(child, spec, prompt)
+            return await self._run(child, run, prompt)
         async with self._writer:
-            return await self._run(child, spec, prompt)
+            return await self._run(child, run, prompt)
 
-    async def _run(self, child: Agent, spec: AgentSpec, prompt: str) -> ToolResult:
+    async def _run(self, child: Agent, run: _Run, prompt: str) -> ToolResult:
+        spec = run.spec
         parent_abort = self.parent.abort_event
         record = ChildRecord(agent=spec.name)
         ended: TurnEnded | None = None
@@ -145,8 +170,14 @@ class Subagents:
             tg.start_soon(relay_abort)
             try:
                 async for event in child.run_turn(prompt):
-                    if self.sink is not None:
-                        self.sink(spec.name, event)
+                    self.sink(
+                        SubagentEvent(
+                            parent_call_id=run.call_id,
+                            agent=spec.name,
+                            description=run.description,
+                            event=event,
+                        )
+                    )
                     if isinstance(event, ToolFinished):
                         if isinstance(event.display, FileChange):
                             if event.display.path not in record.changed:
@@ -157,8 +188,8 @@ class Subagents:
                         ended = event
             finally:
                 tg.cancel_scope.cancel()
-                if ended is not None:
-                    self.parent.add_child_usage(ended)
+                # the child's totals: every call it made, also when it was cut short
+                self.parent.add_child_usage(child.total_usage, child.total_cost_usd)
         if ended is None:
             return ToolResult.error("the subagent was interrupted", brief="interrupted")
         record.denied = len(ended.permission_denials)

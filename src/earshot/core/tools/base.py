@@ -5,7 +5,8 @@
     Tool              name, description, input type (a msgspec Struct), read_only,
                       execute(args, ctx) -> ToolResult, permission(args, ctx) -> PermissionRequest
     define_tool(...)  builds a Tool; refuses a mutating tool with no permission()
-    ToolContext       cwd, injected FileOps and ProcessOps, the session's ToolState, abort, ask
+    ToolContext       cwd, injected FileOps and ProcessOps, the session's ToolState, abort, ask,
+                      progress (report how a running call is going: a ToolProgress event)
     ToolResult        content for the model (text and images), is_error, a brief for the UI,
                       and what front-ends show (``display``: a tagged union, see display.py)
     ToolError         raised by execute: ``message`` is for the model (say what to do instead),
@@ -67,12 +68,30 @@ class Question:
 
 
 AskFn = Callable[[Question], Awaitable[str | None]]
-SpawnFn = Callable[[str, str, "str | None"], Awaitable["ToolResult"]]
-"""Run a subagent: (description, prompt, agent name or None) -> the child's result."""
+SpawnFn = Callable[[str, str, str, "str | None"], Awaitable["ToolResult"]]
+"""Run a subagent: (the task call's id, description, prompt, agent name or None) -> the
+child's result."""
 
 EscalateFn = Callable[[PermissionRequest, str], Awaitable[bool]]
 """Ask a person whether ``request`` may run outside the OS sandbox (the text says why it
 seems to need to); True only when they allowed it."""
+
+
+class ProgressFn(Protocol):
+    """Report how a running call is going: a status ``message`` and/or ``progress`` of
+    ``total`` (None when unknown). Never blocks; call it from the event loop's thread. The
+    loop sends the latest report of each call as a ``ToolProgress`` event while the call
+    runs and drops reports made after it finished."""
+
+    def __call__(
+        self, message: str = "", progress: float | None = None, total: float | None = None
+    ) -> None: ...
+
+
+def no_progress(
+    message: str = "", progress: float | None = None, total: float | None = None
+) -> None:
+    """The ``progress`` of a context nobody listens to."""
 
 
 class ReadGuard(Protocol):
@@ -105,6 +124,11 @@ class ToolContext:
     """The session's scope contract (the gate's; shared with every subagent)."""
     spawn: SpawnFn | None = None
     """Runs a subagent (``task``); None where no more nesting is allowed."""
+    call_id: str = ""
+    """The id of the call this context was prepared for (empty outside a tool batch)."""
+    progress: ProgressFn = no_progress
+    """This call's progress reporter: the tool batch gives each call a context of its own
+    whose reports become that call's ``ToolProgress`` events."""
 
     def resolve(self, path: str) -> Path:
         """``path`` as an absolute path; relative paths are relative to the cwd, ``~``
@@ -346,6 +370,7 @@ __all__ = [
     "PermissionKind",
     "PermissionRequest",
     "PreparedCall",
+    "ProgressFn",
     "Question",
     "ReadGuard",
     "SpawnFn",
@@ -355,4 +380,5 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "define_tool",
+    "no_progress",
 ]

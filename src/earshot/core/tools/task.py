@@ -41,7 +41,7 @@ def _permission(args: TaskArgs, ctx: ToolContext) -> PermissionRequest:
 async def _execute(args: TaskArgs, ctx: ToolContext) -> ToolResult:
     if ctx.spawn is None:
         raise ToolError("subagents cannot start further subagents here; do the work yourself")
-    return await ctx.spawn(args.description, args.prompt, args.agent)
+    return await ctx.spawn(ctx.call_id, args.description, args.prompt, args.agent)
 
 
 def make_tool(agents: Sequence[tuple[str, str]]) -> AnyTool:
