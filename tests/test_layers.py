@@ -41,6 +41,7 @@ FRONT_END_SURFACE = (
     "earshot.core.loop.approvals",
     "earshot.core.loop.input",
     "earshot.core.permissions",
+    "earshot.core.scope_edit",
     "earshot.core.session",
     "earshot.core.tools.base",
     "earshot.core.tools.display",

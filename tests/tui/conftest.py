@@ -6,7 +6,13 @@ from __future__ import annotations
 import sys
 
 collect_ignore = (
-    ["terminal.py", "test_terminal.py", "test_commands.py", "test_render_cost.py"]
+    [
+        "terminal.py",
+        "test_terminal.py",
+        "test_commands.py",
+        "test_render_cost.py",
+        "test_scope_editor.py",
+    ]
     if sys.platform == "win32"
     else []
 )

@@ -45,7 +45,7 @@ from earshot.core.permissions import PermissionGate, load_rules, parse_mode
 from earshot.core.sandbox import load_sandbox_config, open_sandbox
 from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionStore
-from earshot.core.session.entries import MessageEntry
+from earshot.core.session.entries import MessageEntry, ScopeEntry
 from earshot.core.session.store import data_dir
 from earshot.core.tools import task as task_tool
 from earshot.core.tools._reaper import Ledger, kill_leftovers
@@ -109,10 +109,13 @@ def entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
 
 
 def _scope_calls(session: Session) -> list[tuple[JSONValue, bool]]:
-    """The ``declare_scope`` calls of the branch, in order, each with whether it failed."""
+    """The ``declare_scope`` calls of the branch, in order, each with whether it failed;
+    a person's edit (``/scope``: a ``scope`` entry) counts as one that did not."""
     failed: set[str] = set()
     calls: list[tuple[str, JSONValue]] = []
     for entry in session.tree.path(session.leaf):
+        if isinstance(entry, ScopeEntry):
+            calls.append(("", entry.scope))
         if not isinstance(entry, MessageEntry):
             continue
         for part in entry.message.parts:

@@ -41,7 +41,7 @@ from earshot.core.extend.skills import Skill
 from earshot.core.extensions import ExtraCommand, ToolSource
 from earshot.core.loop.approvals import ApproveFn
 from earshot.core.loop.events import AgentEvent, AssistantMessage
-from earshot.core.loop.input import TurnInput
+from earshot.core.loop.input import TurnInput, with_notes
 from earshot.core.permissions import Mode, parse_mode
 from earshot.core.session import SessionInfo, SessionStore
 from earshot.core.session.entries import MessageEntry
@@ -112,6 +112,7 @@ class AgentSession:
         self.context_tokens = 0
         """Tokens in the context after the last model call (prompt + reply), as reported."""
         self._next_turn: tuple[str, tuple[str, ...]] | None = None
+        self._notes: list[str] = []
         self.lifecycle = opened.lifecycle
         """The hooks around turns (``core/extend/lifecycle.py``)."""
         self._ended = False
@@ -234,6 +235,8 @@ class AgentSession:
         ``model`` and ``allowed-tools`` (``for_next_turn``) hold for this turn only."""
         next_turn, self._next_turn = self._next_turn, None
         model, allowed = next_turn if next_turn is not None else ("", ())
+        notes, self._notes = self._notes, []
+        turn_input = with_notes(turn_input, notes)
         old_target = self.agent.target
         if model:
             await self.switch_model(model)
@@ -248,6 +251,10 @@ class AgentSession:
             self.agent.allowed_only = ()
             if model and self.agent.target is not old_target:
                 await self.agent.switch_model(old_target)
+
+    def tell_model(self, note: str) -> None:
+        """Send ``note`` to the model with the next message (``/scope``'s edit)."""
+        self._notes.append(note)
 
     def for_next_turn(self, *, model: str = "", allowed_tools: Sequence[str] = ()) -> None:
         """The next turn (only) uses ``model`` and only the tools ``allowed_tools`` name

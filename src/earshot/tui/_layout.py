@@ -3,6 +3,7 @@
 ::
 
     live text        the unfinished paragraph (markdown), its last lines only
+    subagents        one block per running ``task`` call (``_children``)
     queued           messages typed while the agent works, until the agent takes them
     activity         spinner, what the agent is doing, time, "esc to interrupt"
     approval         a permission prompt: the tool, the real command or diff, the choices
@@ -64,6 +65,8 @@ STYLE = Style.from_dict(
         "approval.title": "bold ansiyellow",
         "approval.keys": "bold",
         "question": "bold ansicyan",
+        "child.head": "ansimagenta",
+        "child": "ansibrightblack",
     }
 )
 
@@ -78,6 +81,20 @@ def _live(tui: Tui) -> ANSI:
     height = max(3, _rows(tui) - 8)
     text = tui.feed.live if tui.feed is not None else ""
     return ANSI(live_lines(tui._painter(), text, height))
+
+
+def _children(tui: Tui) -> StyleAndTextTuples:
+    from earshot.tui._children import live_rows
+
+    if tui.feed is None:
+        return []
+    width = tui.output.get_size().columns
+    out: StyleAndTextTuples = []
+    height = max(4, _rows(tui) // 2)
+    for style, row in live_rows(tui.feed.children, width, time.monotonic(), height):
+        out += [("", "\n")] if out else []
+        out.append((style, row))
+    return out
 
 
 def _queued(tui: Tui) -> StyleAndTextTuples:
@@ -199,6 +216,10 @@ def build_application(tui: Tui) -> Application[int]:
             ConditionalContainer(
                 Window(FormattedTextControl(lambda: _live(tui)), dont_extend_height=True),
                 filter=live,
+            ),
+            ConditionalContainer(
+                Window(FormattedTextControl(lambda: _children(tui)), dont_extend_height=True),
+                filter=Condition(lambda: tui.feed is not None and bool(tui.feed.children)),
             ),
             ConditionalContainer(
                 Window(FormattedTextControl(lambda: _queued(tui)), dont_extend_height=True),

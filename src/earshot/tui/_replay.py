@@ -3,11 +3,15 @@ the prompts, the answers, and each tool call with its result (collapsed)."""
 
 from __future__ import annotations
 
+import re
+
 from earshot.core.loop.events import result_text
 from earshot.providers import types as pt
 from earshot.tui.render import Painter, assistant_block, tool_block, user_block
 
 SUBJECT_KEYS = ("command", "file_path", "path", "pattern", "url", "query")
+_NOTE = re.compile(r"\s*<earshot-note>.*?</earshot-note>", re.DOTALL)
+"""earshot's notes to the model after a message (``/scope``'s edit): not what was typed."""
 
 
 def call_title(call: pt.ToolCallPart) -> str:
@@ -33,7 +37,7 @@ def replay_blocks(painter: Painter, history: list[pt.Message], limit: int = 20) 
         text = "".join(p.text for p in message.parts if isinstance(p, pt.TextPart))
         if text.strip():
             if message.role == "user":
-                blocks.append(user_block(painter, text))
+                blocks.append(user_block(painter, _NOTE.sub("", text)))
             elif message.role == "assistant":
                 blocks.append(assistant_block(painter, text))
         for part in message.parts:

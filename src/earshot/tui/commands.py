@@ -64,10 +64,18 @@ async def cmd_exit(tui: Tui, arg: str) -> None:
     tui.exit()
 
 
+async def cmd_scope(tui: Tui, arg: str) -> None:
+    from earshot.tui._scope import cmd_scope as edit
+
+    await edit(tui, arg)
+
+
 LOCAL: dict[str, tuple[str, Handler]] = {
     "help": ("show the commands and keys", cmd_help),
     "exit": ("leave earshot", cmd_exit),
+    "scope": ("the declared scope: goal, paths, steps; edit it in $EDITOR", cmd_scope),
 }
+"""The terminal's own commands; ``scope`` replaces the session's (which only shows it)."""
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
 
 
@@ -80,7 +88,8 @@ def command_list(session: AgentSession | None = None) -> dict[str, str]:
     """Every command with its argument hint and one-line description (and, for a command
     file or skill, where it comes from), in the order ``/help`` shows them."""
     listed = {"help": LOCAL["help"][0]}
-    listed.update({n: _about(c) for n, c in session_commands.table(session).items()})
+    for name, command in session_commands.table(session).items():
+        listed[name] = LOCAL[name][0] if name in LOCAL else _about(command)
     listed["exit"] = LOCAL["exit"][0]
     return listed
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, assert_never
 
@@ -53,6 +54,7 @@ from earshot.core.loop.events import (
 )
 from earshot.core.tools.display import FileChange
 from earshot.providers import types as pt
+from earshot.tui._children import Children, expanded_text, summary_block
 
 if TYPE_CHECKING:
     from earshot.core.agent_session import AgentSession
@@ -282,8 +284,11 @@ class Feed:
     reasoning: str = ""
     """The reasoning streamed in this model call, until its collapsed line is printed."""
     expandable: tuple[str, str] | None = None
-    """``(title, full text)`` of the last collapsed block (a result, the reasoning):
-    what the expand key prints."""
+    """``(title, full text)`` of the last collapsed block (a result, the reasoning, a
+    subagent's work): what the expand key prints."""
+    children: Children = field(default_factory=Children)
+    """The running subagents (``task`` calls): live-region blocks until they end."""
+    clock: Callable[[], float] = time.monotonic
 
     def event(self, event: AgentEvent) -> list[str]:
         out = self._thought(event)
@@ -335,8 +340,19 @@ class Feed:
             case ToolCallRequested(call=call, title=title):
                 self._titles[call.id] = title
                 self.activity = f"running {title}"
+                if call.name == "task":
+                    self.children.start(call, title)
             case PermissionDecided() | ToolProgress():
                 pass
+            case ToolFinished(result=result, brief=brief) if (
+                result.call_id in self.children.running
+            ):
+                self._titles.pop(result.call_id, None)
+                child = self.children.finish(result.call_id, self.clock())
+                if child is not None:
+                    self.expandable = (child.title, expanded_text(child, result_text(result)))
+                    out.append(summary_block(p, child, brief=brief, is_error=result.is_error))
+                self.activity = "waiting for the model"
             case ToolFinished(result=result, brief=brief, display=display):
                 title = self._titles.pop(result.call_id, result.name)
                 diff = display.diff if isinstance(display, FileChange) else ""
@@ -379,8 +395,8 @@ class Feed:
                         brief=brief,
                     )
                 )
-            case SubagentEvent():
-                pass  # a child's progress: shown in the task call's block (not yet)
+            case SubagentEvent(parent_call_id=call_id, agent=agent, event=inner):
+                self.children.event(call_id, inner, self.clock(), agent=agent)
             case TurnEnded() as ended:
                 if self.live.strip():
                     out.append(self._paragraphs(self.live))
@@ -388,6 +404,7 @@ class Feed:
                 self.live = ""
                 self.activity = ""
                 self._titles.clear()
+                self.children.clear()
                 self.last_cost = ended.total_cost_usd
                 line = turn_end_line(ended)
                 if line:

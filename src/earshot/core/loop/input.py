@@ -88,4 +88,22 @@ def user_message(turn_input: TurnInput, info: ModelInfo | None) -> Message:
     return Message(role="user", parts=list(parts))
 
 
-__all__ = ["InputError", "TurnInput", "image_media_type", "image_part", "user_message"]
+def with_notes(turn_input: TurnInput, notes: Sequence[str]) -> TurnInput:
+    """``turn_input`` with earshot's notes for the model after it (the person's words come
+    first and stay as typed)."""
+    if not notes:
+        return turn_input
+    added = "\n\n".join(f"<earshot-note>\n{note}\n</earshot-note>" for note in notes)
+    if isinstance(turn_input, str):
+        return f"{turn_input}\n\n{added}"
+    return [*turn_input, TextPart(text=added)]
+
+
+__all__ = [
+    "InputError",
+    "TurnInput",
+    "image_media_type",
+    "image_part",
+    "user_message",
+    "with_notes",
+]
