@@ -26,7 +26,7 @@ Pure: ``now`` is passed in, so tests need no clock.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, assert_never
+from typing import assert_never
 
 from rich.text import Text
 
@@ -51,9 +51,7 @@ from earshot.core.loop.events import (
     VerificationRan,
 )
 from earshot.providers import types as pt
-
-if TYPE_CHECKING:
-    from earshot.tui.render import Painter
+from earshot.tui._paint import EXPAND_KEY, Painter
 
 ROWS = 3
 """Rows under each child's header in the live region."""
@@ -251,8 +249,6 @@ def live_rows(
 def summary_block(p: Painter, child: Child, *, brief: str, is_error: bool) -> str:
     """The one line a finished child leaves in the scrollback, fitted to the width (the
     tokens, then the time are left out first; the title is cut last)."""
-    from earshot.tui.render import EXPAND_KEY
-
     end = child.ended if child.ended is not None else 0.0
     facts = [brief or child.agent, f"{child.calls} tool call{'s' if child.calls != 1 else ''}"]
     optional = [f"{child.elapsed(end):.0f}s"]

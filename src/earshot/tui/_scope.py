@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from earshot.core.scope_edit import ScopeEditError, edit_scope, scope_document
 
 if TYPE_CHECKING:
-    from earshot.tui.commands import Tui
+    from earshot.tui._ui import Tui
 
 NO_EDITOR = (
     "set $EDITOR (or $VISUAL) to edit the scope here, e.g. export EDITOR=nano; "

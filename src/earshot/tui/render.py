@@ -19,14 +19,11 @@ repaint does not grow with the transcript.
 
 from __future__ import annotations
 
-import io
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, assert_never
 
-from rich.console import Console, RenderableType
 from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
@@ -55,6 +52,7 @@ from earshot.core.loop.events import (
 from earshot.core.tools.display import FileChange
 from earshot.providers import types as pt
 from earshot.tui._children import Children, expanded_text, summary_block
+from earshot.tui._paint import EXPAND_KEY, Painter
 
 if TYPE_CHECKING:
     from earshot.core.agent_session import AgentSession
@@ -63,32 +61,6 @@ RESULT_LINES = 6
 RESULT_TAIL_LINES = 2
 DIFF_LINES = 40
 LIVE_CHARS = 6000
-_TRAILING = re.compile(r"[ ]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
-
-
-class Painter:
-    """Renders rich objects to ANSI text for a terminal ``width`` columns wide."""
-
-    def __init__(self, width: int = 80, *, color: bool = True) -> None:
-        self.width = max(20, width)
-        self.color = color
-
-    def render(self, *items: RenderableType) -> str:
-        buf = io.StringIO()
-        console = Console(
-            file=buf,
-            width=self.width,
-            force_terminal=True,
-            color_system="256" if self.color else None,
-            no_color=not self.color,
-            highlight=False,
-            emoji=False,
-            legacy_windows=False,
-            force_jupyter=False,
-        )
-        for item in items:
-            console.print(item)
-        return _TRAILING.sub(r"\1", buf.getvalue())
 
 
 def _markdown(text: str) -> Markdown:
@@ -203,9 +175,6 @@ def shown_result(text: str, brief: str) -> str:
     if last.startswith("exit code: ") and f"(exit {last[11:].split()[0]})" in brief:
         return head if head.strip() else ""
     return text
-
-
-EXPAND_KEY = "Ctrl-O"
 
 
 def thinking_block(p: Painter, reasoning: str) -> str:
