@@ -30,7 +30,9 @@ def doctor(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "earshot", "doctor", *args],
+        # --offline: these tests set real providers' keys; reachability is tested on
+        # loopback (tests/test_cli_catalog.py)
+        [sys.executable, "-m", "earshot", "doctor", "--offline", *args],
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},

@@ -104,7 +104,10 @@ def test_a_model_entry_in_settings_makes_it_a_catalog_model(repo: Path) -> None:
     settings(repo, {"models": {"ollama": {"qwen3:8b": entry}}})
     done = earshot(repo, "models", "ollama/qwen3:8b")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[1].split()[:3] == ["ollama/qwen3:8b", "40,960", "8,192"]
+    lines = done.stdout.splitlines()  # one model: shown in detail
+    assert lines[0] == "ollama/qwen3:8b"
+    assert "  context window  40,960 tokens" in lines
+    assert "  output limit    8,192 tokens" in lines
 
 
 def test_a_closed_provider_still_refuses_an_unknown_model(repo: Path) -> None:

@@ -107,3 +107,12 @@ def test_a_checked_in_project_file_cannot_pass_credentials_to_commands(tmp_path:
         load_settings(tmp_path)
     assert str(info.value).startswith(f'{path}: "passEnv"')
     assert "never from a checked-in project file" in str(info.value)
+
+
+def test_a_bad_subagent_depth_names_the_file_and_field(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path / ".earshot/settings.json", '{"subagentDepth": -1}')
+    with pytest.raises(SettingsError, match=r'settings.json: "subagentDepth": must be a whole'):
+        load_settings(tmp_path)
+    _write(tmp_path / ".earshot/settings.json", '{"subagentDepth": 3}')
+    assert load_settings(tmp_path).subagent_depth == 3

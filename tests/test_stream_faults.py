@@ -287,7 +287,9 @@ def test_a_refused_connection_is_named(fake_provider: FakeProvider) -> None:
 
     events = anyio.run(go)
     error = error_of(events)
-    assert error.message == f"anthropic: connection refused by 127.0.0.1:{port}"
+    assert error.message == (
+        f"anthropic: connection refused by 127.0.0.1:{port} (base URL http://127.0.0.1:{port})"
+    )
     notices = [e for e in events if isinstance(e, Retrying)]
     assert [n.attempt for n in notices] == [2, 3]
     assert _KEY not in repr(events)

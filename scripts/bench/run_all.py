@@ -11,7 +11,8 @@ Builds, each a column when present:
     hello      ``dist/hello/hello``: a frozen hello-world from the same PyInstaller
                (``scripts/build --baseline``), the start-up floor for the frozen builds
     before     ``--before PATH``: an earshot executable of another commit, for a before and
-               after in one run (start-up, first request and ACP rows only)
+               after in one run; when a ``python`` sits beside it (a venv), the per-build
+               scripts run for it too
 
 Start-up (``--version``, ``--help``, and the first request of a headless run reaching the
 fake provider) is timed here, interleaved across the builds so a noisy machine affects them
@@ -117,7 +118,8 @@ def find_builds(args: argparse.Namespace) -> list[Build]:
         if path.is_file():
             builds.append(Build(name, str(path)))
     if args.before:
-        builds.insert(0, Build("before", args.before))
+        python = Path(args.before).with_name(f"python{EXE}")
+        builds.insert(0, Build("before", args.before, str(python) if python.is_file() else None))
     return builds
 
 
@@ -238,6 +240,7 @@ PATTERNS: dict[str, dict[str, tuple[str, bool]]] = {
             False,
         ),
     },
+    "tui": {"TUI prompt ready (ms)": (r"prompt ready: (\d+) ms", False)},
     "headless": {
         "headless one turn (ms)": (r"one turn\s+median\s+(\d+)", False),
         "headless tool-call session (ms)": (r"-call session\s+median\s+(\d+)", False),
@@ -276,6 +279,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--startup-only", action="store_true", help="only the rows timed across every build"
     )
+    parser.add_argument(
+        "--scripts",
+        default="sse,decide,sessions,tui,headless",
+        help="the per-build scripts to run (comma-separated; default all)",
+    )
     args = parser.parse_args(argv)
     runs = 3 if args.quick else args.runs
     builds = find_builds(args)
@@ -300,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
             for x in (
                 _ratio(firsts.get("onedir"), firsts.get("pure"), "onedir/pure"),
                 _ratio(firsts.get("pure"), floor, "pure/python"),
+                _ratio(firsts.get("pure"), firsts.get("before"), "pure/before"),
             )
             if x
         ),
@@ -332,12 +341,16 @@ def main(argv: list[str] | None = None) -> int:
         else ["--files", "2000", "--runs", "3"]
     )
     headless_args = ["--runs", "2", "--steps", "5"] if args.quick else []
+    tui_args = ["--ready-only", "--runs", "3" if args.quick else "5"]
     scripts = {
         "sse": ("sse_throughput.py", sse_args),
         "decide": ("decide.py", decide_args),
         "sessions": ("sessions.py", session_args),
+        "tui": ("tui.py", tui_args),
         "headless": ("headless.py", headless_args),
     }
+    wanted = {name.strip() for name in args.scripts.split(",")}
+    scripts = {key: value for key, value in scripts.items() if key in wanted}
     # Each script runs for every build in turn, round after round, so load from elsewhere on
     # the machine falls on all builds alike; each figure is the best of its rounds.
     found: dict[str, dict[str, float | None]] = {b.name: {} for b in pythons}
@@ -367,6 +380,7 @@ def main(argv: list[str] | None = None) -> int:
             note = _ratio(compiled, pure, "compiled/pure")
         else:
             note = _ratio(pure, compiled, "pure/compiled")  # >1: compiled is faster
+        note = " ".join(x for x in (note, _ratio(pure, values.get("before"), "pure/before")) if x)
         digits = 0 if "(ms)" in metric and "gap" not in metric else 1
         table.add(metric, {k: _fmt(v, digits) for k, v in values.items()}, note)
 

@@ -14,7 +14,9 @@ Nothing here is a test: compare across machines by the ratios, not the raw numbe
 
 Usage (from the repository root)::
 
-    .venv/bin/python scripts/bench/tui.py [--runs 5] [--turns 300]
+    .venv/bin/python scripts/bench/tui.py [--runs 5] [--turns 300] [--ready-only]
+
+``--ready-only`` stops after the prompt-ready figures (``run_all.py`` reads them).
 """
 
 from __future__ import annotations
@@ -115,6 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--ready-only", action="store_true", help="only the prompt-ready time")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, FakeProvider() as fake:
         root = Path(tmp)
@@ -124,6 +127,8 @@ def main() -> None:
             f"prompt ready: {ready * 1000:.0f} ms, session open: {opened * 1000:.0f} ms "
             f"(python -c pass {floor * 1000:.0f} ms)"
         )
+        if args.ready_only:
+            return
         early, late, rss = session(args.turns, root, fake)
     for name, cost in ((f"turn {min(10, args.turns)}", early), (f"turn {args.turns}", late)):
         print(

@@ -81,6 +81,7 @@ async def test_a_prompt_streams_prose_and_reasoning_and_reports_cost(
         "model",
         "effort",
         "skills",
+        "scope",
     }
     assert session.modes is not None and len(session.modes.available_modes) == 5
     assert session.config_options is not None

@@ -183,3 +183,36 @@ async def test_a_symlink_inside_the_scope_does_not_lead_out_of_it(
         await session.close()
     assert not (repo_env / "docs" / "x.md").exists()
     assert [d.tool for d in ended.permission_denials] == ["write"]
+
+
+async def test_shell_writes_beyond_redirections_are_held_to_the_scope(
+    fake_provider: FakeProvider, repo_env: Path
+) -> None:
+    (repo_env / "src").mkdir()
+    (repo_env / "docs").mkdir()
+    (repo_env / "docs" / "x.md").write_text("old\n")
+    fake_provider.script(
+        anthropic.tool_calls_turn([call("s1", "declare_scope", SCOPE)]),
+        anthropic.tool_calls_turn(
+            [
+                call("b1", "bash", {"command": "sed -i s/old/new/ docs/x.md"}),
+                call("b2", "bash", {"command": "echo more | tee -a docs/x.md"}),
+                call("b3", "bash", {"command": "touch src/ok.py && cp src/ok.py src/copy.py"}),
+            ]
+        ),
+        anthropic.text_turn("done"),
+    )
+    asked, approve = recorder()
+    session = AgentSession.open(
+        SessionOptions(cwd=repo_env, model=MODEL, permission_mode="auto", allow=["Bash"]),
+        approve=approve,
+    )
+    try:
+        await turn(session, "fix it")
+    finally:
+        await session.close()
+    assert (repo_env / "docs" / "x.md").read_text() == "old\n"
+    assert (repo_env / "src" / "copy.py").exists()
+    assert [a.call.id for a in asked] == ["b1", "b2"]
+    assert all("outside the declared scope (src/**): " in a.reason for a in asked)
+    assert "docs/x.md" in asked[0].reason

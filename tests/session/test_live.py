@@ -247,3 +247,34 @@ async def test_provider_metadata_survives_resume_verbatim(store: SessionStore) -
         await session.append_message(message)
     with store.open(session.id) as again:
         assert again.history() == [message]
+
+
+async def test_a_subagents_entries_never_become_the_branch_the_parent_resumes(
+    store: SessionStore,
+) -> None:
+    with store.create(model="anthropic/a") as session:
+        await session.append_message(user("delegate"))
+        asked = await session.append_message(assistant("", call("t1", "task")), cost_usd=0.5)
+        child = await session.subagent("t1", "general-purpose", "look")
+        await child.append_message(user("the child's prompt"))
+        await child.append_message(assistant("the child's answer"), cost_usd=0.25)
+        assert session.leaf == asked  # the child wrote, the parent's head did not move
+        # the file ends with the child's lines (as when earshot dies mid-child)
+    reopened = store.open(session.id)
+    with reopened:
+        assert reopened.leaf == asked
+        history = reopened.history()
+        assert [m.role for m in history] == ["user", "assistant", "tool"]  # call interrupted
+        assert "the child" not in " ".join(texts(history))
+        assert len(reopened.branches()) == 1
+        ((root, last),) = reopened.tree.subagents()
+        assert root.call_id == "t1" and root.at == asked
+        assert texts(reopened.history(last)) == [
+            "user:the child's prompt",
+            "assistant:the child's answer",
+        ]
+        assert reopened.cost_usd() == pytest.approx(0.75)
+        fork = reopened.fork_at()
+    with fork:
+        assert [r.call_id for r, _ in fork.tree.subagents()] == ["t1"]
+        assert fork.leaf == asked

@@ -326,3 +326,31 @@ async def test_a_relative_data_dir_is_taken_from_the_process_cwd(
     assert (await undo.undo()).ok
     assert tree_of(project) == {"x.txt": "one\n"}
     assert not (project / "relative-data").exists()
+
+
+async def test_a_capture_started_while_the_call_streams_is_what_undo_restores(
+    repo: Path, data: Path
+) -> None:
+    undo = undo_for(repo, data)
+    original = tree_of(repo)
+    undo.prefetch()  # the model has begun writing a mutating call
+    await undo.snapshot("edit a.py")
+    write(repo, {"a.py": "a = 3  # edited by the agent\n"})
+    result = await undo.undo()
+    assert result.ok, result.message
+    assert tree_of(repo) == original
+
+
+async def test_a_capture_no_batch_used_is_never_taken_for_a_later_snapshot(
+    repo: Path, data: Path
+) -> None:
+    undo = undo_for(repo, data)
+    undo.prefetch()  # a call began, but the batch took no snapshot (denied, say)
+    undo.discard()
+    write(repo, {"notes.txt": "the user edited this meanwhile\n"})
+    meanwhile = tree_of(repo)
+    await undo.snapshot("edit a.py")
+    write(repo, {"a.py": "a = 3  # edited by the agent\n"})
+    result = await undo.undo()
+    assert result.ok, result.message
+    assert tree_of(repo) == meanwhile

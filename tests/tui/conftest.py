@@ -11,6 +11,8 @@ collect_ignore = (
         "test_terminal.py",
         "test_commands.py",
         "test_render_cost.py",
+        "test_live_output.py",
+        "test_glitches.py",
         "test_scope_editor.py",
     ]
     if sys.platform == "win32"

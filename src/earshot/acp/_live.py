@@ -3,7 +3,8 @@
 ::
 
     prompt(parts)      AgentSession.prompt; each event's updates sent as it comes (the
-                       prompt's response leaves only after the last of them)
+                       prompt's response leaves only after the last of them); a
+                       subagent's events update its task call (``_children``)
     command(typed)     a slash command of the session's table (the ``everywhere`` ones);
                        its reply as agent text, plus current_mode_update or
                        config_option_update when it changed the mode or the model
@@ -36,18 +37,41 @@ from acp.schema import (
     SessionConfigOptionSelect,
 )
 
+from earshot.acp._children import Children
 from earshot.acp._interact import Prompter
 from earshot.acp._options import effort_option, model_option
 from earshot.acp._updates import STOP_REASONS, AcpStopReason, Turn, Update, said
 from earshot.core import commands
 from earshot.core.agent_session import AgentSession, CommandError
-from earshot.core.loop.events import PermissionDecided, ToolFinished, TurnEnded
+from earshot.core.loop.events import (
+    AgentEvent,
+    PermissionDecided,
+    SubagentEvent,
+    ToolFinished,
+    TurnEnded,
+)
 from earshot.core.loop.input import InputError
 from earshot.providers.types import ImagePart, TextPart
 
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 SHUTDOWN_GRACE_S = 10.0
+
+
+def _follow_questions(prompter: Prompter, event: AgentEvent) -> None:
+    """Keep ``prompter.asking``: the ask_user calls running now, each as the tool call the
+    editor knows (a subagent's question belongs to the main agent's ``task`` call)."""
+    shown: str | None = None
+    while isinstance(event, SubagentEvent):
+        shown = shown or event.parent_call_id
+        event = event.event
+    if isinstance(event, PermissionDecided):
+        if event.tool == "ask_user" and event.outcome == "allow":
+            prompter.asking.append(shown or event.call_id)
+    elif isinstance(event, ToolFinished) and event.result.name == "ask_user":
+        key = shown or event.result.call_id
+        if key in prompter.asking:
+            prompter.asking.remove(key)
 
 
 def fail(code: int, message: str) -> NoReturn:
@@ -92,19 +116,19 @@ class Live:
     async def prompt(self, parts: Sequence[TextPart | ImagePart]) -> AcpStopReason:
         session = self.session
         turn = Turn(self.cwd, session.window, lambda: session.cost().total_usd)
+        children = Children()
         prompter = self.prompter
         prompter.turn = turn
         ended: TurnEnded | None = None
         try:
             async for event in session.prompt(list(parts)):
-                if isinstance(event, PermissionDecided):
-                    if event.tool == "ask_user" and event.outcome == "allow":
-                        prompter.asking.append(event.call_id)
-                elif isinstance(event, ToolFinished) and event.result.call_id in prompter.asking:
-                    prompter.asking.remove(event.result.call_id)
-                elif isinstance(event, TurnEnded):
+                _follow_questions(prompter, event)
+                if isinstance(event, TurnEnded):
                     ended = event
-                for update in turn.on(event):
+                elif isinstance(event, ToolFinished):
+                    children.finished(event.result.call_id)
+                updates = children.on(event) if isinstance(event, SubagentEvent) else turn.on(event)
+                for update in updates:
                     await self.send(update)
         except InputError as exc:
             raise RequestError(INVALID_PARAMS, str(exc), None) from exc

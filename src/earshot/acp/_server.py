@@ -70,7 +70,7 @@ from earshot.acp._content import PromptBlock, PromptError, prompt_text, turn_par
 from earshot.acp._interact import Prompter
 from earshot.acp._live import INTERNAL_ERROR, INVALID_PARAMS, SHUTDOWN_GRACE_S, Live, fail
 from earshot.acp._options import EFFORT_OPTION, MODEL_OPTION, available_commands, mode_state
-from earshot.acp._updates import Update, plan_update, replay
+from earshot.acp._updates import Update, plan_update, replay, scope_plan
 from earshot.core.agent_session import (
     AgentSession,
     SessionSetupError,
@@ -81,6 +81,7 @@ from earshot.core.agent_session import (
 from earshot.core.config.options import SessionOptions
 from earshot.core.extensions import SourceFactory
 from earshot.core.session import SessionError
+from earshot.core.tools.display import ScopeView
 from earshot.providers.errors import ProviderError
 from earshot.providers.types import TextPart
 
@@ -186,8 +187,12 @@ class EarshotAcpAgent:
     ) -> LoadSessionResponse:
         live = self._reopen(cwd, session_id, mcp_servers, additional_directories)
         updates: list[Update] = replay(live.session.history, live.cwd)
+        scope = live.session.gate.scope
         if live.session.todos:
             updates.append(plan_update(live.session.todos))
+        elif scope.declared:  # the one plan ACP has: the todo list, else the scope's steps
+            view = ScopeView(goal=scope.goal, paths=list(scope.paths), steps=list(scope.steps))
+            updates.append(scope_plan(view))
         for update in updates:
             await live.send(update)
         self._after_reply(live)

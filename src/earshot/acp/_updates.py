@@ -9,6 +9,10 @@ One turn, in the order ``core/loop/events.py`` documents::
     ToolCallRequested         tool_call_update (title, rawInput, locations; a new
                               tool_call when the call was never announced)
     PermissionDecided allow   tool_call_update in_progress (a denial ends as failed below)
+    ToolProgress              tool_call_update in_progress, content: the progress as one
+                              line ("step 2 of 5 (2/5)"), or a running command's last
+                              lines (the result's content replaces it), _meta.earshot:
+                              {progress, total} when the tool gave them
     ToolFinished              tool_call_update completed | failed, content: the result
                               text, and for a file change (the result's FileChange) the
                               whole old and new text; a TodoList also sends the plan
@@ -17,6 +21,8 @@ One turn, in the order ``core/loop/events.py`` documents::
                               mid-stream); the stop reason comes from STOP_REASONS
     TurnStarted, ModelCallStarted, Notice     nothing (notices go to the log); a retry
                                               notice is also a thought "[retrying in ...]"
+    SubagentEvent             nothing here: ``_children`` makes them updates of the task
+                              call's content
 
 ``replay`` turns a stored history into the same updates, tool calls completed.
 """
@@ -72,6 +78,7 @@ from earshot.core.loop.events import (
     TurnStarted,
     UserMessageInjected,
     VerificationRan,
+    progress_text,
     result_text,
 )
 from earshot.core.tools.display import FileChange, ScopeView, TodoList
@@ -265,7 +272,9 @@ class Turn:
                 return self._verified(event)
             case TurnEnded():
                 return self._close_open()
-            case TurnStarted() | ModelCallStarted() | SubagentEvent() | ToolProgress():
+            case ToolProgress():
+                return self._progress(event)
+            case TurnStarted() | ModelCallStarted() | SubagentEvent():
                 return []
             case _:
                 assert_never(event)
@@ -362,6 +371,24 @@ class Turn:
         if isinstance(display, ScopeView) and not result.is_error:
             updates.append(scope_plan(display))
         return updates
+
+    def _progress(self, event: ToolProgress) -> list[Update]:
+        if event.call_id not in self.open:
+            return []
+        # output (a message with no count: a command's last lines) keeps its lines
+        line = event.message.strip("\n") if event.progress is None else progress_text(event)
+        meta: dict[str, object] | None = None
+        if event.progress is not None:
+            meta = {"earshot": {"progress": event.progress, "total": event.total}}
+        return [
+            ToolCallProgress(
+                session_update="tool_call_update",
+                tool_call_id=event.call_id,
+                status="in_progress",
+                content=result_content(line) or None,
+                field_meta=meta,
+            )
+        ]
 
     def _close_open(self) -> list[Update]:
         updates: list[Update] = [

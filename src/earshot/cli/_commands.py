@@ -17,7 +17,7 @@ COMMANDS: dict[str, str] = {
     "mcp": "MCP servers: list, add, remove, tools (earshot mcp --help).",
     "trust": "Show what this project's checked-in files would run and trust it (--yes, --revoke).",
     "acp": "Serve the Agent Client Protocol on stdio, for editors (Zed, JetBrains, Neovim).",
-    "doctor": "Check the install: compiled modules, versions, config files, keys, tools.",
+    "doctor": "Check the install: compiled modules, versions, config, keys, reachability, tools.",
 }
 
 SESSIONS_COMMANDS: dict[str, str] = {

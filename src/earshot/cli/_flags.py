@@ -42,7 +42,8 @@ FLAGS: tuple[Flag, ...] = (
         "model",
         "str",
         "PROVIDER/MODEL",
-        "The model (default: settings, else a provider with a key).",
+        "The model, or an alias such as sonnet, opus or gpt (default: settings, else a "
+        "provider with a key).",
     ),
     Flag(
         ("--effort",),

@@ -139,17 +139,19 @@ def _add_acp_and_doctor(app: App) -> None:
         return serve(model=model, permission_mode=permission_mode)
 
     @app.command(name="doctor", help=COMMANDS["doctor"])
-    def doctor(*, json: Switch = False) -> int:
+    def doctor(*, json: Switch = False, offline: Switch = False) -> int:
         """Check the install.
 
         Parameters
         ----------
         json
             Print JSON instead of text.
+        offline
+            Skip the network check (whether each keyed provider answers at its base URL).
         """
         from earshot.cli.doctor_cmd import main as check
 
-        return check(as_json=json)
+        return check(as_json=json, offline=offline)
 
 
 Switch = Annotated[bool, Parameter(negative=())]

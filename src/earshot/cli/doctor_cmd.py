@@ -9,6 +9,8 @@ Sections, in order::
     versions     msgspec, httpx, anyio, tree-sitter, tree-sitter-bash
     config       the settings scopes and auth.json: found or not, readable or not
     providers    the providers with a key, and where the key comes from (never the key)
+    reachable    whether each of those (and any provider whose base URL variable is set)
+                 answers at its base URL: one GET, no key sent (skipped with --offline)
     tools        git, ripgrep, and the shell commands run with (Git Bash on Windows)
 
 Exit status: 0 when nothing is wrong (warnings included), 1 when a problem stops part of
@@ -205,8 +207,52 @@ def _sandbox(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
     return record, [*config.ignored, sandbox.notice], []
 
 
-def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
-    """The whole report, its warnings and its problems."""
+def _reachable(cwd: Path, providers: list[JSONValue]) -> tuple[list[JSONValue], list[str]]:
+    """Each provider with a key (and each whose base URL variable is set; a cloud only
+    then) that has a base URL: whether it answers there. An unreachable one is a warning
+    (the network may be down for a while), naming the URL."""
+    import anyio
+
+    from earshot.core.config.settings import SettingsError, load_settings
+    from earshot.providers.reach import Reached, reach
+    from earshot.providers.registry import CLOUD_PROVIDERS, PROVIDERS, base_url_for
+
+    try:
+        settings = load_settings(cwd)
+    except SettingsError:
+        return [], []  # the config section reports the unreadable file
+    keyed = {str(r["id"]) for r in providers if isinstance(r, dict)}
+    targets: list[tuple[str, str]] = []
+    for spec in PROVIDERS:
+        named = any(os.environ.get(var) for var in spec.base_url_vars)
+        # a cloud's endpoint depends on its region or resource: only the one named is tried
+        if not named and (spec.id not in keyed or spec.id in CLOUD_PROVIDERS):
+            continue
+        url = base_url_for(spec, os.environ, settings.provider(spec.id))
+        if url:
+            targets.append((spec.id, url))
+
+    async def check_all() -> list[Reached]:
+        found: list[Reached | None] = [None] * len(targets)
+
+        async def one(index: int, provider: str, url: str) -> None:
+            found[index] = await reach(provider, url)
+
+        async with anyio.create_task_group() as tg:
+            for index, (provider, url) in enumerate(targets):
+                tg.start_soon(one, index, provider, url)
+        return [r for r in found if r is not None]
+
+    results = anyio.run(check_all) if targets else []
+    records: list[JSONValue] = [
+        {"id": r.provider, "url": r.url, "ok": r.ok, "detail": r.detail} for r in results
+    ]
+    warnings = [f"{r.provider}: cannot reach {r.url}: {r.detail}" for r in results if not r.ok]
+    return records, warnings
+
+
+def report(cwd: Path, *, offline: bool = False) -> tuple[JSONObject, list[str], list[str]]:
+    """The whole report, its warnings and its problems. ``offline``: no network checks."""
     compiled = compiled_status()
     warnings: list[str] = []
     fell_back = [str(r["module"]) for r in compiled if r["status"] == "fallback"]
@@ -225,6 +271,8 @@ def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
         [str(p) for p in stored] if isinstance(stored, list) else []
     )
     problems += cloud_problems
+    reachable, reach_warnings = ([], []) if offline else _reachable(cwd, providers)
+    warnings += reach_warnings
     sandbox, sandbox_warnings, sandbox_problems = _sandbox(cwd)
     warnings += sandbox_warnings
     problems += sandbox_problems
@@ -248,6 +296,7 @@ def report(cwd: Path) -> tuple[JSONObject, list[str], list[str]]:
         "config": files,
         "auth": auth,
         "providers": providers,
+        "reachable": reachable,
         "tools": tools,
         "sandbox": sandbox,
         "warnings": list[JSONValue](warnings),
@@ -303,6 +352,14 @@ def _text(data: JSONObject) -> str:
         lines.append(line)
     if not providers:
         lines.append("  (none: set a provider's API key variable, or run `earshot auth login`)")
+    reachable = data["reachable"]
+    assert isinstance(reachable, list)
+    if reachable:
+        lines += ["", "reachable"]
+    for record in reachable:
+        assert isinstance(record, dict)
+        state = "yes" if record["ok"] else "NO"
+        lines.append(f"  {record['id']:<18} {state:<3} {record['url']}  ({record['detail']})")
     lines += ["", "tools"]
     tools = data["tools"]
     assert isinstance(tools, dict)
@@ -328,8 +385,8 @@ def _text(data: JSONObject) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(*, as_json: bool) -> int:
-    data, warnings, problems = report(Path.cwd())
+def main(*, as_json: bool, offline: bool = False) -> int:
+    data, warnings, problems = report(Path.cwd(), offline=offline)
     if as_json:
         import msgspec
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import msgspec
 
+from earshot.core.config.aliases import alias_target
 from earshot.core.config.settings import Settings, load_settings, settings_paths
 from earshot.core.config.targets import load_catalog
 from earshot.providers.auth import AuthStore
@@ -91,12 +92,21 @@ def print_providers(*, as_json: bool, cwd: Path | None = None) -> int:
             record["note"] = spec.note
         records.append(record)
         wire = spec_wire if spec_wire in wires else f"{spec_wire} (planned)"
-        rows.append([spec.id, spec.name, wire, source, base_url or "(set in settings)"])
+        rows.append([spec.id, source, _env_names(spec), wire, base_url or "(set in settings)"])
     if as_json:
         _emit_json(records)
     else:
-        sys.stdout.write(_table(["PROVIDER", "NAME", "WIRE", "KEY", "BASE URL"], rows))
+        headers = ["PROVIDER", "KEY", "KEY VARIABLE", "WIRE", "BASE URL"]
+        sys.stdout.write(_table(headers, rows))
     return 0
+
+
+def _env_names(spec: ProviderSpec) -> str:
+    """The variable a key is read from (``+N`` more it is also read from), or ``-``."""
+    if not spec.env:
+        return "-"
+    more = f" +{len(spec.env) - 1}" if len(spec.env) > 1 else ""
+    return spec.env[0] + more
 
 
 def _tokens(n: int) -> str:
@@ -132,31 +142,98 @@ def _model_record(info: ModelInfo) -> JSONObject:
     return record
 
 
+def _short_tokens(n: int) -> str:
+    """``200k``, ``8k`` (8,192), ``1M``, ``1.05M``, ``-``: the table's width; the detail
+    view and JSON give the exact number."""
+    if n <= 0:
+        return "-"
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
+    if n % 1024 == 0:
+        return f"{n // 1024}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}".rstrip("0").rstrip(".") + "k"
+    return str(n)
+
+
 def _model_row(info: ModelInfo) -> list[str]:
     if info.cost is not None:
         p = prices_for(info.cost)
-        prices = [_usd(p.input), _usd(p.output), f"{_usd(p.cache_read)}/{_usd(p.cache_write)}"]
+        prices = [_usd(p.input), _usd(p.output)]
     else:
-        prices = ["-", "-", "-"]
-    flags = [
-        "yes" if info.vision else "-",
-        "yes" if info.reasoning else "-",
-        "yes" if info.tool_call else "-",
+        prices = ["-", "-"]
+    can = [
+        word
+        for word, flag in (
+            ("vision", info.vision),
+            ("reason", info.reasoning),
+            ("tools", info.tool_call),
+        )
+        if flag
     ]
-    return [info.ref, _tokens(info.context), _tokens(info.max_output), *prices, *flags]
+    return [
+        info.ref,
+        _short_tokens(info.context),
+        _short_tokens(info.max_output),
+        *prices,
+        " ".join(can) or "-",
+    ]
 
 
-_MODEL_HEADERS = [
-    "MODEL",
-    "CONTEXT",
-    "OUTPUT",
-    "$IN/M",
-    "$OUT/M",
-    "$CACHE R/W",
-    "VISION",
-    "REASONING",
-    "TOOLS",
-]
+_MODEL_HEADERS = ["MODEL", "CONTEXT", "OUTPUT", "$IN/M", "$OUT/M", "CAN"]
+
+
+def _newest_first(infos: list[ModelInfo]) -> list[ModelInfo]:
+    by_id = sorted(infos, key=lambda info: info.id)
+    return sorted(by_id, key=lambda info: info.release_date or "", reverse=True)
+
+
+def _listing_order(catalog: ModelCatalog, settings: Settings) -> list[ModelInfo]:
+    """Every model: providers earshot can call with a key first, then the other callable
+    ones, then those it cannot call yet, each in registry order; newest first within."""
+    stored = set(AuthStore().providers())
+    wires = set(implemented_wires())
+    ranked: list[tuple[int, int, str]] = []
+    order = {spec.id: index for index, spec in enumerate(PROVIDERS)}
+    for provider in catalog.providers():
+        try:
+            spec = get_provider(provider)
+        except UnknownProviderError:
+            ranked.append((3, len(order), provider))
+            continue
+        keyed, _ = _key_source(spec, stored)
+        callable_ = wire_for(spec, None, settings.provider(spec.id)) in wires
+        rank = 0 if callable_ and keyed else 1 if callable_ else 2
+        ranked.append((rank, order[spec.id], provider))
+    out: list[ModelInfo] = []
+    for _, _, provider in sorted(ranked):
+        out += _newest_first(catalog.models(provider))
+    return out
+
+
+def _detail(info: ModelInfo) -> str:
+    """One model, a line per fact: what ``earshot models provider/model`` prints."""
+    rows: list[tuple[str, str]] = [("name", info.name or info.id)]
+    rows.append(("context window", f"{info.context:,} tokens" if info.context else "unknown"))
+    rows.append(("output limit", f"{info.max_output:,} tokens" if info.max_output else "unknown"))
+    if info.cost is not None:
+        p = prices_for(info.cost)
+        cache = ""
+        if p.cache_read or p.cache_write:
+            cache = f", cache ${_usd(p.cache_read)} read / ${_usd(p.cache_write)} write"
+        rows.append(("price per 1M", f"${_usd(p.input)} in, ${_usd(p.output)} out{cache}"))
+    else:
+        rows.append(("price", "unknown: cost is not counted"))
+    rows.append(("vision", "yes" if info.vision else "no"))
+    rows.append(("reasoning", "yes" if info.reasoning else "no"))
+    rows.append(("tool calls", "yes" if info.tool_call else "no"))
+    if info.release_date:
+        rows.append(("released", info.release_date))
+    if info.status:
+        rows.append(("status", info.status))
+    width = max(len(label) for label, _ in rows)
+    lines = [info.ref, *(f"  {label.ljust(width)}  {value}" for label, value in rows)]
+    return "\n".join(lines) + "\n"
 
 
 def refresh_catalog(url: str | None = None) -> int:
@@ -276,6 +353,8 @@ def print_models(provider: str | None, *, as_json: bool, cwd: Path | None = None
     catalog = load_catalog(settings)
     for warning in catalog.warnings:
         sys.stderr.write(f"earshot: warning: {warning}\n")
+    if provider is not None and "/" not in provider and alias_target(provider, catalog):
+        provider = alias_target(provider, catalog)
     if provider is not None and "/" in provider:
         assumed = _open_model(provider, settings, catalog, cwd or Path.cwd())
         if assumed is not None:
@@ -284,19 +363,24 @@ def print_models(provider: str | None, *, as_json: bool, cwd: Path | None = None
             else:
                 sys.stdout.write(assumed.text())
             return 0
-        infos = [catalog.lookup(provider)]
+        info = catalog.lookup(provider)
+        if as_json:
+            _emit_json([_model_record(info)])
+        else:
+            sys.stdout.write(_detail(info))
+        return 0
     elif provider is not None:
         try:
             spec = get_provider(provider)
         except UnknownProviderError as exc:
             raise UnknownModelError(provider, str(exc), exc.suggestions) from exc
-        infos = catalog.models(spec.id)
+        infos = _newest_first(catalog.models(spec.id))
         if not infos and not as_json:
             hint = " (any model it serves works; add facts under models in settings)"
             sys.stdout.write(f"no catalog models for {spec.id}{hint if spec.open_models else ''}\n")
             return 0
     else:
-        infos = catalog.models()
+        infos = _listing_order(catalog, settings)
     if as_json:
         _emit_json([_model_record(info) for info in infos])
     else:

@@ -106,8 +106,20 @@ def options_from(args: list[str]) -> HeadlessOptions:
 
 
 def main(args: list[str]) -> int:
-    """``earshot [OPTIONS]`` without a terminal on both ends: a headless run."""
-    return guarded(lambda: run_headless(options_from(args)))
+    """``earshot [OPTIONS]`` without a terminal on both ends: a headless run. With
+    ``--output-format json`` or ``stream-json``, a usage or configuration error also
+    writes a ``result`` record to stdout (``headless.usage``)."""
+    from earshot.headless.usage import format_in, report_failure
+
+    def run() -> int:
+        try:
+            options = options_from(args)
+        except Exception as exc:
+            report_failure(format_in(args), sys.stdout, exc)
+            raise
+        return run_headless(options)
+
+    return guarded(run)
 
 
 __all__ = ["STDIN_HEADING", "main", "normalize", "options_from", "read_prompt", "stdin_piped"]

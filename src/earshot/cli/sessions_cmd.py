@@ -19,6 +19,7 @@ from earshot.core.session import (
     SessionInfo,
     SessionStore,
     Transcript,
+    Tree,
     short_ids,
 )
 from earshot.core.session.codec import encode_line
@@ -130,8 +131,32 @@ def _render_brief(message: Message) -> list[str]:
     return out
 
 
+def _with_children(tree: Tree, to: str | None, indent: str = "") -> list[str]:
+    """The branch ending at ``to`` (None: the current one), briefly; under each ``task``
+    call, the transcript of the subagent it ran, indented, at any depth."""
+    children = {root.call_id: (root, last) for root, last in tree.subagents(to)}
+    out: list[str] = []
+    for message in tree.history(to):
+        out += [indent + line if line else indent.rstrip() for line in _render_brief(message)]
+        for part in message.parts:
+            if isinstance(part, ToolCallPart) and part.id in children:
+                root, last = children[part.id]
+                entries = [e for e in tree.path(last) if isinstance(e, MessageEntry)]
+                calls = sum(e.message.role == "assistant" for e in entries)
+                cost = sum(e.cost_usd or 0.0 for e in entries)
+                out.append(
+                    f"{indent}  ┌ subagent {root.agent}: {root.description}   "
+                    f"{calls} model call(s)   cost ${cost:.4f}"
+                )
+                out += _with_children(tree, last, indent + "  │ ")
+                out.append(f"{indent}  └")
+        out.append(indent.rstrip())
+    return out
+
+
 def show(id: str, *, cwd: Path | None = None, data_dir: Path | None = None) -> int:
-    """A session's facts, its branches, then its current branch, briefly."""
+    """A session's facts, its branches, then its current branch, briefly, with the
+    subagents' transcripts nested under the ``task`` calls that ran them."""
     store = SessionStore(cwd or Path.cwd(), data_dir)
     try:
         transcript = _load(store, id)
@@ -141,7 +166,7 @@ def show(id: str, *, cwd: Path | None = None, data_dir: Path | None = None) -> i
     entries = tree.entries()
     messages = [e for e in entries if isinstance(e, MessageEntry)]
     cost = sum(e.cost_usd or 0.0 for e in messages)
-    turns = sum(e.message.role == "user" for e in messages)
+    turns = sum(e.message.role == "user" and not tree.is_side(e.id) for e in messages)
     facts = [
         ("session", header.id),
         ("file", str(transcript.path)),
@@ -166,9 +191,7 @@ def show(id: str, *, cwd: Path | None = None, data_dir: Path | None = None) -> i
         ]
     out += [f"warning: {w}" for w in transcript.warnings()]
     out.append("")
-    for message in tree.history():
-        out += _render_brief(message)
-        out.append("")
+    out += _with_children(tree, None)
     sys.stdout.write("\n".join(out).rstrip("\n") + "\n")
     return 0
 
@@ -193,9 +216,18 @@ def _markdown(transcript: Transcript) -> str:
         f"- model: {tree.model() or header.model or '-'}",
         "",
     ]
+    out += _markdown_branch(tree, None, "##")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _markdown_branch(tree: Tree, to: str | None, heading: str) -> list[str]:
+    """The messages of the branch ending at ``to``; under each ``task`` call, the
+    subagent's transcript in a ``<details>`` block, its headings one level deeper."""
+    children = {root.call_id: (root, last) for root, last in tree.subagents(to)}
     fence = "````"
-    for message in history:
-        out += [f"## {message.role}", ""]
+    out: list[str] = []
+    for message in tree.history(to):
+        out += [f"{heading} {message.role}", ""]
         for part in message.parts:
             if isinstance(part, TextPart):
                 out += [part.text, ""]
@@ -213,16 +245,23 @@ def _markdown(transcript: Transcript) -> str:
             elif isinstance(part, ToolCallPart):
                 arguments = msgspec.json.format(msgspec.json.encode(part.input), indent=2).decode()
                 out += [f"**{part.name}** `{part.id}`", "", f"{fence}json", arguments, fence, ""]
+                if part.id in children:
+                    root, last = children[part.id]
+                    summary = f"subagent {root.agent}: {root.description}"
+                    out += [f"<details><summary>{summary}</summary>", ""]
+                    out += _markdown_branch(tree, last, heading + "#")
+                    out += ["</details>", ""]
             elif isinstance(part, ToolResultPart):
                 state = " (error)" if part.is_error else ""
                 text = "\n".join(c.text for c in part.content if isinstance(c, TextPart))
                 out += [f"result of `{part.call_id}`{state}:", "", fence, text, fence, ""]
-    return "\n".join(out).rstrip("\n") + "\n"
+    return out
 
 
 def export(id: str, *, format: str, cwd: Path | None = None, data_dir: Path | None = None) -> int:
-    """Print a session: ``markdown`` (its current branch, for reading) or ``jsonl`` (every
-    readable line, the whole tree, for tools)."""
+    """Print a session: ``markdown`` (its current branch, for reading, with its subagents'
+    transcripts under their ``task`` calls) or ``jsonl`` (every readable line, the whole
+    tree, for tools)."""
     if format not in EXPORT_FORMATS:
         return _fail(f"unknown export format {format!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     store = SessionStore(cwd or Path.cwd(), data_dir)

@@ -59,7 +59,7 @@ from earshot.core.undo.recorder import UndoRecorder
 from earshot.providers import types as pt
 from earshot.providers.catalog import ModelCatalog
 from earshot.providers.effort import parse_effort
-from earshot.providers.http import Timeouts, TimeoutSettingError
+from earshot.providers.http import Timeouts, TimeoutSettingError, warm_tls
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.target import Target
 
@@ -109,11 +109,12 @@ def entry_ids(session: Session, history: list[pt.Message]) -> list[str | None]:
 
 
 def _scope_calls(session: Session) -> list[tuple[JSONValue, bool]]:
-    """The ``declare_scope`` calls of the branch, in order, each with whether it failed;
-    a person's edit (``/scope``: a ``scope`` entry) counts as one that did not."""
+    """The ``declare_scope`` calls of the branch and of its subagents (they share the
+    contract), in the order they were made, each with whether it failed; a person's edit
+    (``/scope``: a ``scope`` entry) counts as one that did not."""
     failed: set[str] = set()
     calls: list[tuple[str, JSONValue]] = []
-    for entry in session.tree.path(session.leaf):
+    for entry in session.tree.with_subagents(session.leaf):
         if isinstance(entry, ScopeEntry):
             calls.append(("", entry.scope))
         if not isinstance(entry, MessageEntry):
@@ -165,6 +166,7 @@ def open_session(
     ref = ref or default_model_ref(settings)
     catalog = load_catalog(settings)
     target = target_for(ref, settings=settings, catalog=catalog)
+    warm_tls(target.base_url)  # the CA bundle loads on another thread meanwhile
     try:
         timeouts = Timeouts.resolve(settings.idle_timeout_ms)
     except TimeoutSettingError as exc:
@@ -209,7 +211,10 @@ def open_session(
     memory = load_memory(cwd, config_dir=config_dir())
     system = system_prompt(
         cwd=cwd,
-        tools=[*(tool.name for tool in tools), task_tool.NAME],
+        tools=[
+            *(tool.name for tool in tools),
+            *([task_tool.NAME] if settings.subagent_depth > 0 else []),
+        ],
         git=git_summary(cwd),
         memory=memory_prompt(memory),
         skills=skills.prompt_section(found_skills),
@@ -258,9 +263,12 @@ def open_session(
     def resolve(ref: str) -> Target:
         return target_for(ref, settings=settings, catalog=catalog)
 
-    children = Subagents(agent, agents, resolve)
-    agent.tools[task_tool.NAME] = children.tool()
-    agent.spawn = children.spawn
+    if settings.subagent_depth > 0:
+        children = Subagents(
+            agent, agents, resolve, depth_limit=settings.subagent_depth, transcript=transcript
+        )
+        agent.add_tool(children.tool())
+        agent.spawn = children.spawn
     if effort.choice.note and not effort.choice.defaulted:
         notices.append(effort.choice.note)
     agent.hooks = session_hooks if session_hooks else None

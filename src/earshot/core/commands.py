@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from earshot._base.errors import UserError
 from earshot.core.agent_session import AgentSession, error_text
+from earshot.core.command_prompts import INIT_PROMPT, with_argument
 from earshot.core.extend.mdcommands import MdCommand, expand
 from earshot.core.extend.skills import Skill
 from earshot.core.extensions import ExtraCommand
@@ -29,13 +30,6 @@ from earshot.core.permissions import MODES
 from earshot.providers.effort import EFFORT_LEVELS
 from earshot.providers.errors import ProviderError
 from earshot.providers.types import text_of
-
-INIT_PROMPT = (
-    "Look at this repository (its layout, build and test commands, conventions, and any "
-    "existing README or contributor notes) and write a concise AGENTS.md at its root for "
-    "coding agents and people working on it: how to build, test and lint, the layout, and "
-    "the do's and don'ts you can infer. If AGENTS.md exists, improve it instead."
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -257,7 +251,7 @@ async def cmd_compact(session: AgentSession, arg: str) -> CommandReply:
 
 
 async def cmd_init(session: AgentSession, arg: str) -> CommandReply:
-    return CommandReply(send=INIT_PROMPT + (f"\n\nAlso: {arg}" if arg else ""))
+    return CommandReply(send=with_argument(INIT_PROMPT, arg))
 
 
 async def cmd_permissions(session: AgentSession, arg: str) -> CommandReply:
@@ -382,7 +376,7 @@ COMMANDS: dict[str, Command] = {
         Command("init", "write an AGENTS.md after looking at the repository", cmd_init),
         Command("permissions", "the mode, the rules and this session's grants", cmd_permissions),
         Command("todos", "the agent's todo list", cmd_todos),
-        Command("scope", "the declared scope: goal, paths, steps", cmd_scope),
+        Command("scope", "the declared scope: goal, paths, steps", cmd_scope, everywhere=True),
         Command("skills", "the skills found for this session", cmd_skills, everywhere=True),
     )
 }

@@ -21,6 +21,10 @@ Contracts (docs/headless.md is the reference; the schema is ``headless/schema/ea
   person approving the call would see.
 - The AgentEvent union is internal; this module is the one mapping from it to the promised
   records, so renaming an event never changes a record.
+- A subagent's events become the same records as the parent's, written as they happen,
+  each with ``parent_call_id``: the id of the ``task`` call that runs the child (for a
+  child's child, the child's ``task`` call). A record without it is the main agent's.
+  The children's refused calls join the ``result`` record's ``permission_denials``.
 """
 
 from __future__ import annotations
@@ -230,6 +234,10 @@ def _failure_line(ended: TurnEnded) -> str:
             assert_never(unreachable)
 
 
+def _obj(value: JSONValue) -> Record:
+    return value if isinstance(value, dict) else {}
+
+
 def _money(value: float | None) -> str:
     return "cost unknown" if value is None else f"${value:.4f}"
 
@@ -256,10 +264,14 @@ class HeadlessRenderer:
         self._verbose = verbose
         self._unpriced: list[str] = []
         self._finished = False
+        self._parent_call: str | None = None  # set while a subagent's event is rendered
+        self._child_denials: list[JSONValue] = []
 
     # -- output channels --
 
     def _emit(self, record: Record) -> None:
+        if self._parent_call is not None:
+            record["parent_call_id"] = self._parent_call
         if self._fmt == "stream-json":
             self._out.write(_encode(record) + "\n")
             self._out.flush()
@@ -267,6 +279,8 @@ class HeadlessRenderer:
     def _say(self, line: str) -> None:
         """A short human line on ``err`` (only with ``verbose``)."""
         if self._verbose:
+            if self._parent_call is not None:
+                line = f"  [{self._parent_call}] {line}"
             self._err.write(line + "\n")
             self._err.flush()
 
@@ -288,9 +302,10 @@ class HeadlessRenderer:
                 | UserMessageInjected()
                 | CompactionStarted()
                 | TurnEnded()
-                | SubagentEvent()
             ):
                 return
+            case SubagentEvent():
+                self._child(event)
             case CompactionEnded():
                 self._emit(
                     _record(
@@ -370,6 +385,24 @@ class HeadlessRenderer:
             case unreachable:
                 assert_never(unreachable)
 
+    def _child(self, wrapped: SubagentEvent) -> None:
+        """A subagent's event: the records the main agent's would give, marked with the
+        ``task`` call that runs the child (the innermost one, for a nested child)."""
+        event: AgentEvent = wrapped
+        parent = wrapped.parent_call_id
+        while isinstance(event, SubagentEvent):
+            parent, event = event.parent_call_id, event.event
+        if isinstance(event, TurnEnded):
+            self._child_denials += [
+                {**_obj(denial), "parent_call_id": parent} for denial in _denials(event)
+            ]
+            return
+        outer, self._parent_call = self._parent_call, parent
+        try:
+            self.event(event)
+        finally:
+            self._parent_call = outer
+
     def _completed_call(self, event: AssistantMessage) -> None:
         reasoning = _reasoning_text(event)
         if reasoning:
@@ -405,7 +438,7 @@ class HeadlessRenderer:
             raise RuntimeError("HeadlessRenderer.finish called twice")
         self._finished = True
         error = _error_detail(ended)
-        denials = _denials(ended)
+        denials = [*_denials(ended), *self._child_denials]
         result = _record(
             "result",
             success=ended.reason == "end_turn" and ended.verification not in ("failed", "blocked"),

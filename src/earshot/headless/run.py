@@ -3,7 +3,8 @@ JSON (``cli/print_cmd.py`` turns the command line into ``HeadlessOptions``). A p
 is a slash command offered outside a terminal (``/cost``) is answered without a model call.
 
 Exit status: 0 success, 1 the turn failed (model error after retries, turn or budget
-limit, refusal), 2 a usage or configuration error (stdout stays empty), 130 interrupted.
+limit, refusal), 2 a usage or configuration error (stdout stays empty in text mode; JSON
+formats get a failed ``result``: ``headless.usage``), 130 interrupted.
 Nobody can approve a prompt here: a call that would ask is denied with a ``permission``
 record, and the flags (``--permission-mode``, ``--allow``) are how a script widens that.
 """
@@ -31,6 +32,7 @@ from earshot.headless.render import (
     exit_status,
     parse_output_format,
 )
+from earshot.headless.usage import report_failure
 from earshot.providers import types as pt
 
 if TYPE_CHECKING:
@@ -71,9 +73,13 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     from earshot.core.loop.input import image_part
 
     cwd = options.session.cwd.resolve()
-    if not cwd.is_dir():
-        raise HeadlessUsageError(f"--cwd {cwd}: no such directory")
-    images = [image_part(source, cwd) for source in options.images]
+    try:
+        if not cwd.is_dir():
+            raise HeadlessUsageError(f"--cwd {cwd}: no such directory")
+        images = [image_part(source, cwd) for source in options.images]
+    except Exception as exc:
+        report_failure(fmt, sys.stdout, exc)
+        raise
     source = options.sources(cwd) if options.sources is not None else None
     sources: list[ToolSource] = [source] if source is not None else []
     try:
@@ -95,7 +101,11 @@ async def _run_session(
 
     from earshot.core.agent_session import AgentSession
 
-    session = AgentSession.open(replace(options.session, cwd=cwd), sources=sources)
+    try:
+        session = AgentSession.open(replace(options.session, cwd=cwd), sources=sources)
+    except Exception as exc:  # nothing is written yet: a JSON reader gets a failed result
+        report_failure(fmt, sys.stdout, exc)
+        raise
     renderer = HeadlessRenderer(fmt, sys.stdout, sys.stderr, verbose=options.verbose)
     notices = await session.ready() if sources else []
     renderer.init(
@@ -158,6 +168,8 @@ async def _command(session: AgentSession, prompt: str) -> tuple[TurnEnded | None
     """``-p "/cost"``: a command offered outside a terminal, answered without a model
     call as a turn whose text is the reply (a refusal is a failed turn); or the prompt a
     command sends instead (an MCP server's prompt, ``/mcp__server__prompt args``)."""
+    if not prompt.lstrip().startswith("/"):
+        return None, None  # not a command: the command table is not even loaded
     from earshot.core import commands
 
     reply = await commands.run(session, prompt, everywhere=True)

@@ -3,16 +3,18 @@
 ``transport_error`` turns an httpx exception into a retryable ``network`` ``ProviderError``
 whose message says what happened, to which host, and how far the answer had got::
 
-    connection refused by 127.0.0.1:8080
-    could not resolve api.example.com
-    no connection to api.example.com:443 within 10 s (connect timeout)
+    connection refused by 127.0.0.1:8080 (base URL http://127.0.0.1:8080/v1)
+    could not resolve api.example.com (base URL https://api.example.com)
+    no connection to api.example.com:443 within 10 s (connect timeout; base URL ...)
     no answer from 127.0.0.1:8080 within 300 s of sending the request (idle timeout ...)
     the answer from 127.0.0.1:8080 stalled: nothing for 300 s after 2 kB (idle timeout ...)
     connection reset by 127.0.0.1:8080 after 2 kB of the answer
     connection closed by 127.0.0.1:8080 before the answer's headers
 
 The exception's own text is kept (redacted) only when it adds something, never as the
-bare ``ReadError: ReadError`` it often is. ``reason`` is the few-word form a status line
+bare ``ReadError: ReadError`` it often is. A failure to connect names the base URL too
+(a wrong ``*_BASE_URL`` or proxy is the usual cause), without its user info, query or
+fragment, so no key in a URL is ever shown. ``reason`` is the few-word form a status line
 shows ("connection reset", "timed out").
 """
 
@@ -51,6 +53,16 @@ def host_of(url: str) -> str:
     host = parts.hostname or url
     port = parts.port or (443 if parts.scheme == "https" else 80)
     return f"{host}:{port}"
+
+
+def shown_url(url: str) -> str:
+    """``url`` as an error message may show it: scheme, host, port and path only (user
+    info, query and fragment can hold a key)."""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.hostname:
+        return ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname}{port}{parts.path}".rstrip("/")
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
@@ -103,9 +115,11 @@ def transport_error(
     connect_timeout: float,
     idle_timeout: float,
     secrets: tuple[str, ...] = (),
+    base_url: str = "",
 ) -> tuple[ProviderError, str]:
     """``(error, reason)`` for a failed request. ``received`` is the number of body bytes
-    read so far, or None when the failure came before the response headers."""
+    read so far, or None when the failure came before the response headers. ``base_url``
+    (the target's) is named when the connection could not be made."""
     host = host_of(url)
     where = (
         "before the answer's headers"
@@ -163,7 +177,19 @@ def transport_error(
         text = f"network error talking to {host} {where} ({name}" + (
             f": {detail})" if detail else ")"
         )
+    shown = redact(shown_url(base_url), secrets)
+    if shown and reason in _CONNECTING:
+        text = (
+            f"{text[:-1]}; base URL {shown})"
+            if text.endswith(")")
+            else f"{text} (base URL {shown})"
+        )
     return ProviderError("network", f"{provider}: {text}", retryable=True), reason
 
 
-__all__ = ["host_of", "seconds_text", "size_text", "transport_error"]
+_CONNECTING = frozenset(
+    {"connect timeout", "connection refused", "name not resolved", "could not connect"}
+)
+
+
+__all__ = ["host_of", "seconds_text", "shown_url", "size_text", "transport_error"]

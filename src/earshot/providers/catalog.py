@@ -22,7 +22,6 @@ Errors::
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib.resources
 import os
@@ -156,6 +155,8 @@ class ModelCatalog:
         info = self.get(provider, model) if sep else None
         if info is not None:
             return info
+        import difflib  # only to suggest near names
+
         suggestions = self.suggest(ref)
         hint = f" Did you mean {_or_list(suggestions)}?" if suggestions else ""
         if not sep or not provider or not model:
@@ -178,6 +179,8 @@ class ModelCatalog:
     def suggest(self, ref: str, n: int = 3) -> list[str]:
         """Up to ``n`` known refs close to ``ref``, best first. A ref without a provider is
         matched against model ids; one with an unknown provider against close providers."""
+        import difflib  # only to suggest near names
+
         provider, sep, model = ref.partition("/")
         if not sep:
             return self._close_models(ref, list(self._models), n)
@@ -191,6 +194,8 @@ class ModelCatalog:
     def _close_models(self, model: str, providers: list[str], n: int) -> list[str]:
         """Refs in ``providers`` whose model id is close to ``model``: exact ids first, then
         difflib matches, then ids containing ``model``."""
+        import difflib  # only to suggest near names
+
         by_id: dict[str, list[str]] = {}
         for pid in providers:
             for mid in self._models.get(pid, {}):
@@ -294,6 +299,8 @@ def _override_one(
 def _check_key(where: str, key: str, allowed: frozenset[str], prefix: str) -> None:
     if key in allowed:
         return
+    import difflib  # only to suggest near names
+
     if prefix == "" and key in _FIXED_FIELDS:
         raise CatalogError(f"{where}: field {key!r} cannot be overridden (it is the settings key)")
     near = difflib.get_close_matches(key, sorted(allowed), n=1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import ssl
+import threading
 import weakref
 from asyncio import AbstractEventLoop, get_running_loop
 from collections.abc import Mapping
@@ -67,9 +68,15 @@ _clients: weakref.WeakKeyDictionary[AbstractEventLoop, dict[bool, httpx.AsyncCli
     weakref.WeakKeyDictionary()
 )
 _ssl_context: ssl.SSLContext | None = None
+_ssl_lock = threading.Lock()
 
 
 def ssl_context() -> ssl.SSLContext:
+    with _ssl_lock:  # built once, by whichever thread asks first (see ``warm_tls``)
+        return _ssl_context or _build_ssl_context()
+
+
+def _build_ssl_context() -> ssl.SSLContext:
     global _ssl_context
     if _ssl_context is None:
         cafile = os.environ.get("SSL_CERT_FILE") or None
@@ -86,6 +93,15 @@ def ssl_context() -> ssl.SSLContext:
         else:
             _ssl_context = ssl.create_default_context(cafile=cafile, capath=capath)
     return _ssl_context
+
+
+def warm_tls(url: str) -> None:
+    """For an ``https`` URL, start building the TLS context (reading the CA bundle: tens of
+    milliseconds, the GIL released meanwhile) on a thread of its own, so it is ready when
+    the first request is sent instead of being built in its path."""
+    if not url.startswith("https:") or _ssl_context is not None:
+        return
+    threading.Thread(target=ssl_context, name="earshot-tls-warm", daemon=True).start()
 
 
 def new_client(*, tls: bool = True) -> httpx.AsyncClient:
@@ -127,4 +143,5 @@ __all__ = [
     "new_client",
     "shared_client",
     "ssl_context",
+    "warm_tls",
 ]

@@ -18,7 +18,6 @@ Where each part of a ``Target`` comes from, first match wins:
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -250,6 +249,8 @@ def get_provider(provider: str) -> ProviderSpec:
 
 
 def suggest_providers(provider: str, n: int = 3) -> list[str]:
+    import difflib  # only for a name that is not a provider
+
     ids = provider_ids()
     found = difflib.get_close_matches(provider, ids, n=n, cutoff=0.5)
     found += [i for i in ids if provider and (i.startswith(provider) or provider in i)]
@@ -306,14 +307,20 @@ def credential_vars() -> frozenset[str]:
     """Every environment variable that holds a credential earshot itself may use: each key
     variable of every provider in the registry, and each cloud's credential variables
     (``credential_env``). Commands earshot runs do not get them."""
-    return frozenset(var.upper() for spec in PROVIDERS for var in (*spec.env, *spec.credential_env))
+    return _CREDENTIAL_VARS
+
+
+_CREDENTIAL_VARS = frozenset(
+    var.upper() for spec in PROVIDERS for var in (*spec.env, *spec.credential_env)
+)
+"""Built once: every command's environment is filtered through it (``is_credential_var``)."""
 
 
 def is_credential_var(name: str) -> bool:
     """A registry key variable, or an ``EARSHOT_*`` variable named like a secret
     (``_KEY``, ``_TOKEN``, ``_SECRET``, ``_PASSWORD``, ``_CREDENTIALS``)."""
     upper = name.upper()
-    if upper in credential_vars():
+    if upper in _CREDENTIAL_VARS:
         return True
     return upper.startswith("EARSHOT_") and upper.endswith(_SECRET_SUFFIXES)
 

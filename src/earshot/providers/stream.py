@@ -93,6 +93,11 @@ async def _race(fn: Callable[[], Awaitable[T]], abort: anyio.Event | None) -> _O
 
 _PROXY_VARS = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 _FIRST_BYTES = 160
+_DRAIN_S = 0.2
+"""How long a finished answer's remaining bytes (the end of the chunked body, normally
+already received) are waited for, so its connection can serve the next request: ample for
+bytes the server sends right after the terminal event (even from a busy machine), short
+beside a model call for a server that holds the body open."""
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -185,6 +190,8 @@ class _Attempt:
         self.failure: tuple[ProviderError, str, float] | None = None
         self.shown = False
         self.stopped = False
+        self.finished = False
+        """The answer ended with its ``Finish``: the rest of the body can be read off."""
         self.received = 0
 
     def _give_up_or_retry(self, error: ProviderError, reason: str) -> list[StreamEvent]:
@@ -211,6 +218,7 @@ class _Attempt:
             connect_timeout=self.timeouts.connect,
             idle_timeout=self.timeouts.idle,
             secrets=self.target.secrets(),
+            base_url=self.target.base_url,
         )
 
     def _take(self, events: list[StreamEvent]) -> list[StreamEvent]:
@@ -226,6 +234,7 @@ class _Attempt:
             out.append(event)
             if isinstance(event, Finish | ErrorEvent):
                 self.stopped = True
+                self.finished = isinstance(event, Finish)
                 return out
         return out
 
@@ -351,6 +360,8 @@ class _Attempt:
             for event in self._feed(sse_events):
                 yield event
         if self.stopped:
+            if self.finished:
+                await _drain(chunks)
             return
         content_type = response.headers.get("content-type", "")
         replayed: list[SSEEvent] | None = []
@@ -447,6 +458,18 @@ async def stream(
                 return
         else:
             await anyio.sleep(delay)
+
+
+async def _drain(chunks: AsyncIterator[bytes]) -> None:
+    """Read the rest of a finished answer's body (briefly), so closing the response hands
+    its connection back to the pool: the next request of the turn then skips a new TCP and
+    TLS handshake. A server that keeps the body open is cut off as before."""
+    with anyio.move_on_after(_DRAIN_S):
+        try:
+            async for _ in chunks:
+                pass
+        except httpx.HTTPError:
+            pass  # the answer is complete; the connection is simply not reused
 
 
 def retry_text(event: Retrying) -> str:

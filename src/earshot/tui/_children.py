@@ -51,7 +51,7 @@ from earshot.core.loop.events import (
     VerificationRan,
 )
 from earshot.providers import types as pt
-from earshot.tui._paint import EXPAND_KEY, Painter
+from earshot.tui._blocks import EXPAND_KEY, Painter
 
 ROWS = 3
 """Rows under each child's header in the live region."""

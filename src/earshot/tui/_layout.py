@@ -5,7 +5,9 @@
     live text        the unfinished paragraph (markdown), its last lines only
     subagents        one block per running ``task`` call (``_children``)
     queued           messages typed while the agent works, until the agent takes them
-    activity         spinner, what the agent is doing, time, "esc to interrupt"
+    tail             a running command's last lines (a call's latest progress report)
+    activity         spinner, what the agent is doing, time (the running tool's own while
+                     one runs), "esc to interrupt"
     approval         a permission prompt: the tool, the real command or diff, the choices
     question         ask_user: the question and its choices
     side input       a denial's reason, or a free-text answer
@@ -62,6 +64,7 @@ STYLE = Style.from_dict(
         "hint": "ansiyellow",
         "activity": "ansimagenta",
         "queued": "ansibrightblack italic",
+        "tail": "ansibrightblack",
         "approval.title": "bold ansiyellow",
         "approval.keys": "bold",
         "question": "bold ansicyan",
@@ -108,9 +111,20 @@ def _queued(tui: Tui) -> StyleAndTextTuples:
     return out
 
 
+def _tail(tui: Tui) -> StyleAndTextTuples:
+    from earshot.tui.render import tail_text
+
+    tails = list(tui.feed.tails.values()) if tui.feed is not None else []
+    return [("class:tail", tail_text(tails, tui.output.get_size().columns))]
+
+
 def _activity(tui: Tui) -> StyleAndTextTuples:
-    elapsed = time.monotonic() - tui.started
+    now = time.monotonic()
+    elapsed = now - tui.started
     frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
+    since = tui.feed.running_since if tui.feed is not None else None
+    if since is not None and tui.approval is None:
+        elapsed = now - since
     what = (tui.feed.activity if tui.feed is not None else "") or "working"
     if tui.approval is not None:
         what = "waiting for permission"
@@ -224,6 +238,10 @@ def build_application(tui: Tui) -> Application[int]:
             ConditionalContainer(
                 Window(FormattedTextControl(lambda: _queued(tui)), dont_extend_height=True),
                 filter=Condition(lambda: bool(tui.queued)),
+            ),
+            ConditionalContainer(
+                Window(FormattedTextControl(lambda: _tail(tui)), dont_extend_height=True),
+                filter=running & Condition(lambda: tui.feed is not None and bool(tui.feed.tails)),
             ),
             ConditionalContainer(
                 Window(FormattedTextControl(lambda: _activity(tui)), height=1),

@@ -144,7 +144,7 @@ class Tui:
         from earshot.tui.render import Feed, notice_block
 
         self._session = session
-        self.feed = Feed(self._painter())
+        self.feed = Feed(self._painter(), cwd=session.cwd)
         try:
             path: Path | None = history_file(self.options.cwd)
         except OSError:
@@ -472,7 +472,7 @@ class Tui:
 
         self._session = session
         self.options = session.options
-        self.feed = Feed(self._painter())
+        self.feed = Feed(self._painter(), cwd=session.cwd)
         self.queued.clear()
 
     # --- run ------------------------------------------------------------------------------------

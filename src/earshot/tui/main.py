@@ -16,12 +16,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from earshot.core.config.options import SessionOptions
-from earshot.core.extensions import SourceFactory, ToolSource
 from earshot.tui._layout import build_application
 from earshot.tui.app import Tui
 
+# Types only: the agent's modules (and the tool machinery behind ``extensions``) load on
+# the warm-up thread, after the input box is on screen.
 if TYPE_CHECKING:
     from earshot.core.agent_session import AgentSession
+    from earshot.core.extensions import SourceFactory, ToolSource
     from earshot.core.loop.approvals import Approval, ApprovalRequest
     from earshot.core.tools.base import Question
 

@@ -3,12 +3,14 @@ shows. Pure functions and one small state machine, testable without a terminal.
 
 ::
 
-    Painter         rich renderables -> ANSI text at a width (colour off for NO_COLOR)
-    *_block         one printed block each: user, assistant markdown, tool call + result
-                    (collapsed; a diff coloured), notice, turn end
+    Painter, *_block    (``_blocks``, re-exported) rich renderables -> ANSI text; one
+                        printed block each: user, assistant markdown, tool call + result
+                        (collapsed; a diff coloured)
+    thinking/notice/error/info/banner blocks
     split_blocks    streamed markdown cut at the last blank line outside a code fence
     Feed            events in, blocks to print out; keeps the live state (the streamed text
-                    not yet printed, the current activity)
+                    not yet printed, the current activity, running calls' latest reports)
+    tail_text       the live view of running calls: each one's last lines of output
     status_text     the status line
 
 Contract: every completed message, tool call and error leaves ``Feed.event`` exactly once,
@@ -22,10 +24,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, assert_never
 
-from rich.markdown import Markdown
-from rich.table import Table
 from rich.text import Text
 
 from earshot.core.loop.events import (
@@ -47,134 +48,37 @@ from earshot.core.loop.events import (
     TurnStarted,
     UserMessageInjected,
     VerificationRan,
+    progress_text,
     result_text,
 )
 from earshot.core.tools.display import FileChange
 from earshot.providers import types as pt
+from earshot.tui._blocks import (
+    DIFF_LINES,
+    EXPAND_KEY,
+    RESULT_LINES,
+    RESULT_TAIL_LINES,
+    TAIL_LINES,
+    Painter,
+    assistant_block,
+    collapse,
+    collapse_ends,
+    command_block,
+    diff_text,
+    markdown,
+    short_path,
+    shown_result,
+    tail_text,
+    tool_block,
+    tool_head,
+    user_block,
+)
 from earshot.tui._children import Children, expanded_text, summary_block
-from earshot.tui._paint import EXPAND_KEY, Painter
 
 if TYPE_CHECKING:
     from earshot.core.agent_session import AgentSession
 
-RESULT_LINES = 6
-RESULT_TAIL_LINES = 2
-DIFF_LINES = 40
 LIVE_CHARS = 6000
-
-
-def _markdown(text: str) -> Markdown:
-    return Markdown(text, code_theme="monokai", hyperlinks=False)
-
-
-def user_block(p: Painter, text: str, *, note: str = "") -> str:
-    line = Text()
-    line.append("› ", style="bold cyan")
-    # continuation lines are indented under the first, as the input box shows them
-    line.append(text.rstrip("\n").replace("\n", "\n  "), style="bold")
-    if note:
-        line.append(f"  ({note})", style="dim")
-    return p.render(Text(""), line)
-
-
-def command_block(p: Painter, text: str) -> str:
-    """A slash command as typed, dim: the scrollback shows what asked for the reply."""
-    return p.render(Text(""), Text(f"› {text.strip()}", style="dim"))
-
-
-def assistant_block(p: Painter, text: str) -> str:
-    if not text.strip():
-        return ""
-    return p.render(_markdown(text.strip("\n")))
-
-
-def collapse(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int]:
-    """The first ``lines`` lines of ``text`` and how many were left out."""
-    rows = text.rstrip("\n").splitlines()
-    if len(rows) <= lines:
-        return rows, 0
-    return rows[:lines], len(rows) - lines
-
-
-def collapse_ends(
-    text: str, lines: int = RESULT_LINES, tail: int = RESULT_TAIL_LINES
-) -> tuple[list[str], int, list[str]]:
-    """``text`` in at most ``lines`` lines: all of it, or its first lines, how many were
-    left out, and its last ``tail`` lines (where a test summary and an exit code are)."""
-    rows = text.rstrip("\n").splitlines()
-    if len(rows) <= lines:
-        return rows, 0, []
-    keep = max(lines - tail, 1)
-    return rows[:keep], len(rows) - keep - tail, rows[len(rows) - tail :]
-
-
-def _rows(rows: list[str], width: int) -> str:
-    """Rows for a folding column: tabs expanded first (a column measures a tab as one cell,
-    so an unexpanded tab makes every ``read`` line wrap), each cut at four screen lines."""
-    return "\n".join(row.expandtabs(8)[: width * 4] for row in rows)
-
-
-def diff_text(diff: str, lines: int = DIFF_LINES) -> Text:
-    """A unified diff, coloured: additions green, removals red, hunks cyan."""
-    out = Text()
-    rows, hidden = collapse(diff, lines)
-    for row in rows:
-        style = ""
-        if row.startswith(("+++", "---")):
-            style = "bold"
-        elif row.startswith("+"):
-            style = "green"
-        elif row.startswith("-"):
-            style = "red"
-        elif row.startswith("@@"):
-            style = "cyan"
-        out.append("    " + row + "\n", style=style)
-    if hidden:
-        out.append(f"    … {hidden} more diff lines\n", style="dim")
-    return out
-
-
-def tool_block(
-    p: Painter,
-    title: str,
-    result: str,
-    *,
-    is_error: bool = False,
-    brief: str = "",
-    diff: str = "",
-) -> str:
-    _, _, subject = title.partition(": ")
-    if subject and brief.startswith(subject):
-        brief = brief[len(subject) :].strip()
-    head = Text()
-    head.append("● ", style="red" if is_error else "green")
-    head.append(title, style="bold")
-    if brief:
-        head.append(f"  {brief}", style="dim")
-    if diff:
-        return p.render(head, diff_text(diff))
-    first, hidden, last = collapse_ends(result)
-    if not first:
-        return p.render(head)
-    style = "red" if is_error else "dim"
-    body = Text(_rows(first, p.width), style=style)
-    if hidden:
-        body.append(f"\n… +{hidden} lines", style="dim")
-        body.append("\n" + _rows(last, p.width), style=style)
-    grid = Table.grid(padding=0)
-    grid.add_column(width=4, no_wrap=True)
-    grid.add_column(ratio=1, overflow="fold")
-    grid.add_row(Text("  ⎿ ", style="dim"), body)
-    return p.render(head, grid)
-
-
-def shown_result(text: str, brief: str) -> str:
-    """A result as the scrollback shows it: a last ``exit code: N`` line is left out when
-    the title already says ``(exit N)``."""
-    head, _, last = text.rstrip("\n").rpartition("\n")
-    if last.startswith("exit code: ") and f"(exit {last[11:].split()[0]})" in brief:
-        return head if head.strip() else ""
-    return text
 
 
 def thinking_block(p: Painter, reasoning: str) -> str:
@@ -257,7 +161,15 @@ class Feed:
     subagent's work): what the expand key prints."""
     children: Children = field(default_factory=Children)
     """The running subagents (``task`` calls): live-region blocks until they end."""
+    tails: dict[str, str] = field(default_factory=dict)
+    """Running calls' latest output (a report with a message and no count: a command's
+    last lines), by call id, until each call's result is printed. A report with a count
+    goes on the activity line instead: ``running TITLE · message (3/10)``."""
+    running_since: float | None = None
+    """When the running tool call started (its elapsed time is what the spinner shows)."""
     clock: Callable[[], float] = time.monotonic
+    cwd: Path | None = None
+    """The session's directory: file tools' paths are shown relative to it."""
 
     def event(self, event: AgentEvent) -> list[str]:
         out = self._thought(event)
@@ -311,18 +223,30 @@ class Feed:
                 self.activity = f"running {title}"
                 if call.name == "task":
                     self.children.start(call, title)
-            case PermissionDecided() | ToolProgress():
-                pass
+            case PermissionDecided(outcome=outcome):
+                if outcome == "allow" and self.running_since is None:
+                    self.running_since = self.clock()
+            case ToolProgress(call_id=call_id, message=message, progress=None, total=None):
+                if call_id in self._titles and message.strip():  # output: the tail shows it
+                    self.tails[call_id] = message
+            case ToolProgress(call_id=call_id):
+                running = self._titles.get(call_id)
+                if running is not None:  # a count: the activity line shows it
+                    shown = progress_text(event)
+                    self.activity = f"running {running}" + (f" · {shown}" if shown else "")
             case ToolFinished(result=result, brief=brief) if (
                 result.call_id in self.children.running
             ):
                 self._titles.pop(result.call_id, None)
+                self.running_since = None
                 child = self.children.finish(result.call_id, self.clock())
                 if child is not None:
                     self.expandable = (child.title, expanded_text(child, result_text(result)))
                     out.append(summary_block(p, child, brief=brief, is_error=result.is_error))
                 self.activity = "waiting for the model"
             case ToolFinished(result=result, brief=brief, display=display):
+                self.tails.pop(result.call_id, None)
+                self.running_since = None
                 title = self._titles.pop(result.call_id, result.name)
                 diff = display.diff if isinstance(display, FileChange) else ""
                 self.expandable = (title, result_text(result))
@@ -334,6 +258,7 @@ class Feed:
                         is_error=result.is_error,
                         brief=brief,
                         diff="" if result.is_error else diff,
+                        cwd=self.cwd,
                     )
                 )
                 self.activity = "waiting for the model"
@@ -373,6 +298,8 @@ class Feed:
                 self.live = ""
                 self.activity = ""
                 self._titles.clear()
+                self.tails.clear()
+                self.running_since = None
                 self.children.clear()
                 self.last_cost = ended.total_cost_usd
                 line = turn_end_line(ended)
@@ -419,7 +346,7 @@ def live_lines(p: Painter, text: str, height: int) -> str:
     """The unfinished paragraph as markdown, cut to its last ``height`` lines."""
     if not text.strip() or height <= 0:
         return ""
-    rendered = p.render(_markdown(text[-LIVE_CHARS:])).rstrip("\n")
+    rendered = p.render(markdown(text[-LIVE_CHARS:])).rstrip("\n")
     rows = rendered.split("\n")
     return "\n".join(rows[-height:])
 
@@ -447,25 +374,34 @@ def status_text(
 
 
 __all__ = [
+    "DIFF_LINES",
     "EXPAND_KEY",
+    "RESULT_LINES",
+    "RESULT_TAIL_LINES",
+    "TAIL_LINES",
     "Feed",
     "Painter",
     "assistant_block",
     "banner_block",
     "collapse",
+    "collapse_ends",
     "command_block",
     "diff_text",
     "error_block",
     "expanded_block",
     "info_block",
     "live_lines",
+    "markdown",
     "message_text",
     "notice_block",
+    "short_path",
     "shown_result",
     "split_blocks",
     "status_text",
+    "tail_text",
     "thinking_block",
     "tool_block",
+    "tool_head",
     "turn_end_line",
     "user_block",
 ]

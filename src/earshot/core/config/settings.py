@@ -34,6 +34,9 @@ from earshot.providers.registry import ProviderSettings
 from earshot.providers.retry import MAX_RETRIES
 from earshot.providers.types import JSONObject, JSONValue
 
+MAX_DEPTH = 5
+"""The deepest ``subagentDepth``: each level can multiply the calls (and the cost)."""
+
 
 class SettingsError(UserError):
     """A settings file earshot cannot use; ``str()`` names the file and what is wrong."""
@@ -64,6 +67,9 @@ class Settings:
     reasoning_effort: EffortLevel | None = None
     model_efforts: dict[str, EffortLevel] = field(default_factory=dict)
     """``reasoningEffort`` per ``provider/model`` (from ``models.<provider>.<model>``)."""
+    subagent_depth: int = 1
+    """How deep subagents may nest (``subagentDepth``): 1, children cannot start children;
+    0, no ``task`` tool at all."""
 
     def provider(self, provider_id: str) -> ProviderSettings | None:
         return self.providers.get(provider_id)
@@ -188,6 +194,16 @@ def _merge(settings: Settings, source: SettingsFile) -> None:
     if "maxRetries" in data:
         retries = data["maxRetries"]
         settings.max_retries = _retries(retries, lambda m: _fail(path, '"maxRetries"', m))
+    if "subagentDepth" in data:
+        depth = data["subagentDepth"]
+        if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_DEPTH:
+            raise _fail(
+                path,
+                '"subagentDepth"',
+                f"must be a whole number from 0 to {MAX_DEPTH} (1: subagents cannot start "
+                "their own; 0: no subagents)",
+            )
+        settings.subagent_depth = depth
     undo = data.get("undo", {})
     if not isinstance(undo, dict):
         raise _fail(path, '"undo"', 'must be an object such as {"maxFileBytes": 10485760}')

@@ -6,6 +6,9 @@ Errors, each a complete message for a person:
 - ``ProviderError("auth")``: the key is missing; names the env var and ``earshot auth login``;
 - ``CatalogError``: a malformed ``provider/model`` reference or a bad model override.
 
+A reference without a provider is an alias (``sonnet``: ``config.aliases``) or refused with
+the ``provider/model`` refs that model id exists under.
+
 A provider whose models are whatever the user runs (Ollama, LM Studio, a generic
 OpenAI-compatible server) accepts any model id; the catalog's facts apply when it has them.
 """
@@ -16,6 +19,7 @@ import os
 from collections.abc import Mapping
 
 from earshot._base.errors import UserError
+from earshot.core.config.aliases import expand_ref
 from earshot.core.config.settings import Settings
 from earshot.providers.auth import AuthStore
 from earshot.providers.catalog import ModelCatalog, parse_ref
@@ -40,6 +44,7 @@ def target_for(
     auth: AuthStore | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Target:
+    ref = expand_ref(ref, catalog)
     provider, model = parse_ref(ref)
     spec = get_provider(provider)
     provider_settings = settings.provider(provider)

@@ -21,13 +21,16 @@ import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
 from earshot.core.config.settings import project_root
 from earshot.core.extend.frontmatter import FrontMatterError, list_field, parse, text_field
-from earshot.core.permissions import PermissionGate
 from earshot.core.tools.base import PermissionRequest
+
+if TYPE_CHECKING:
+    from earshot.core.permissions import PermissionGate
 
 SHELL_TIMEOUT = 30.0
 MAX_INCLUDE = 100_000

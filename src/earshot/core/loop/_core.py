@@ -217,6 +217,12 @@ class AgentCore:
         self.history = list(history)
         self._entry_ids = list(entry_ids)
 
+    def add_tool(self, tool: AnyTool) -> None:
+        """Add a fixed tool after construction (the ``task`` tool, which needs the agent);
+        it stays when the sources' tools are refreshed."""
+        self._fixed_tools[tool.name] = tool
+        self.tools[tool.name] = tool
+
     def tool_names(self) -> list[str]:
         return list(self.tools)
 

@@ -146,6 +146,8 @@ class Agent(AgentCore):
         yield ModelCallStarted(index=turn.calls, model=self.target.ref)
         turn.finish, turn.error = None, None
         request, turn.request = turn.request or self._request(), None
+        if self.undo is not None:
+            self.undo.discard()  # a capture is only ever for the batch of this call
         async for event in self.model.stream(request, self.target):
             if isinstance(event, pt.Retrying):
                 yield retry_notice(event)
@@ -154,6 +156,7 @@ class Agent(AgentCore):
             elif isinstance(event, pt.ReasoningDelta):
                 yield ReasoningDelta(text=event.text)
             elif isinstance(event, pt.ToolCallStart):
+                self._prefetch_snapshot(event.name)
                 yield ToolCallStreaming(id=event.id, name=event.name)
             elif isinstance(event, pt.Finish):
                 turn.finish = event
@@ -254,9 +257,20 @@ class Agent(AgentCore):
                 await self.record_hook(run)
         turn.denials.extend(batch.denials)
         turn.changed = turn.changed or batch.mutated
+        if batch.mutated and self.undo is not None:
+            # Files changed: a capture another agent sharing this undo (a parallel
+            # subagent) started meanwhile is stale.
+            self.undo.discard()
         await self._append(pt.Message(role="tool", parts=list(batch.results)))
         if self._abort.is_set():
             turn.stop("aborted")
+
+    def _prefetch_snapshot(self, name: str) -> None:
+        """A mutating call begins: its batch's undo snapshot starts capturing now, while
+        the model still streams its arguments (an edit's text can take seconds)."""
+        tool = self.offered().get(name)
+        if self.undo is not None and tool is not None and not tool.read_only:
+            self.undo.prefetch()
 
     async def _close_partial(self, partial: pt.Message) -> None:
         """Keep what a cut-short model call produced (marked incomplete in the transcript,

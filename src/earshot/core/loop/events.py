@@ -278,6 +278,16 @@ def result_text(result: ToolResultPart) -> str:
     return "\n".join(parts)
 
 
+def progress_text(event: ToolProgress) -> str:
+    """A running call's progress as one line: "copying (3/10)", "3/10", "uploading"."""
+    done, total = event.progress, event.total
+    message = " ".join(event.message.split())
+    if done is None:
+        return message
+    amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+    return f"{message} ({amount})" if message else amount
+
+
 def denial(call: ToolCallPart, reason: str) -> PermissionDenial:
     return PermissionDenial(call_id=call.id, tool=call.name, input=call.input, reason=reason)
 
@@ -308,5 +318,6 @@ __all__ = [
     "Verification",
     "VerificationRan",
     "denial",
+    "progress_text",
     "result_text",
 ]

@@ -64,6 +64,7 @@ class LiveEvents:
             finally:
                 self._ready.set()
 
+        self._take()  # left over from a turn whose consumer stopped early: not this work's
         task = asyncio.ensure_future(run())
         try:
             while True:

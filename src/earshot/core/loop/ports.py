@@ -70,6 +70,15 @@ class Gate(Protocol):
 class Snapshotter(Protocol):
     async def snapshot(self, label: str = "") -> str | None: ...
 
+    def prefetch(self) -> None:
+        """A mutating call has begun streaming: start capturing the tree for the batch's
+        snapshot now, while the model still writes it."""
+        ...
+
+    def discard(self) -> None:
+        """Forget a capture ``prefetch`` started that no snapshot used."""
+        ...
+
 
 class Recorder(Protocol):
     """Where the loop records what happened (``core.session.Session``)."""
@@ -97,6 +106,15 @@ class Recorder(Protocol):
     async def end_turn(self) -> None: ...
 
 
+class BranchingRecorder(Recorder, Protocol):
+    """A recorder that can also hold the transcripts of subagents (a session file, or a
+    subagent's branch of one: ``core.session.Session``/``SubagentBranch``)."""
+
+    async def subagent(self, call_id: str, agent: str, description: str) -> BranchingRecorder:
+        """Where the child that the ``task`` call ``call_id`` runs records, starting now."""
+        ...
+
+
 if TYPE_CHECKING:  # the real implementations conform (checked by mypy, never run)
     from earshot.core.loop.model import ProviderModel, ScriptedModel
     from earshot.core.permissions.gate import PermissionGate
@@ -104,8 +122,16 @@ if TYPE_CHECKING:  # the real implementations conform (checked by mypy, never ru
 
     def _conformance(
         gate: PermissionGate, session: Session, real: ProviderModel, scripted: ScriptedModel
-    ) -> tuple[Gate, Recorder, ModelClient, ModelClient]:
+    ) -> tuple[Gate, BranchingRecorder, ModelClient, ModelClient]:
         return gate, session, real, scripted
 
 
-__all__ = ["CommandPart", "Gate", "GateDecision", "ModelClient", "Recorder", "Snapshotter"]
+__all__ = [
+    "BranchingRecorder",
+    "CommandPart",
+    "Gate",
+    "GateDecision",
+    "ModelClient",
+    "Recorder",
+    "Snapshotter",
+]

@@ -25,6 +25,7 @@ import anyio
 from earshot.core.config.agents import BUILTIN_AGENT, AgentSpec
 from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.events import AgentEvent, SubagentEvent, ToolFinished, TurnEnded
+from earshot.core.loop.ports import BranchingRecorder
 from earshot.core.tools import task as task_tool
 from earshot.core.tools.base import AnyTool, ToolError, ToolResult
 from earshot.core.tools.display import FileChange, ShellExit
@@ -47,6 +48,18 @@ class ChildRecord:
     changed: list[str] = field(default_factory=list)
     ran: list[str] = field(default_factory=list)
     denied: int = 0
+
+    def note(self, event: AgentEvent) -> None:
+        """Keep what ``event`` (the child's, or a grandchild's) changed or ran."""
+        while isinstance(event, SubagentEvent):
+            event = event.event
+        if not isinstance(event, ToolFinished):
+            return
+        if isinstance(event.display, FileChange):
+            if event.display.path not in self.changed:
+                self.changed.append(event.display.path)
+        elif isinstance(event.display, ShellExit):
+            self.ran.append(event.display.command)
 
     def text(self) -> str:
         lines = [f"[subagent {self.agent}"]
@@ -75,6 +88,7 @@ class Subagents:
         depth_limit: int = 1,
         depth: int = 0,
         sink: EventSink | None = None,
+        transcript: BranchingRecorder | None = None,
     ) -> None:
         self.parent = parent
         self.agents = {spec.name: spec for spec in agents} or {BUILTIN_AGENT.name: BUILTIN_AGENT}
@@ -82,6 +96,7 @@ class Subagents:
         self.depth_limit = depth_limit
         self.depth = depth
         self.sink: EventSink = sink if sink is not None else parent.live.put
+        self.transcript = transcript
         self._writer = anyio.Lock()
 
     def tool(self) -> AnyTool:
@@ -138,6 +153,19 @@ class Subagents:
             ),
             state=state,
         )
+        run = _Run(call_id=call_id, description=description, spec=spec)
+        if self.read_only(spec):
+            return await self._run(child, run, prompt)
+        async with self._writer:
+            return await self._run(child, run, prompt)
+
+    async def _begin(self, child: Agent, run: _Run) -> None:
+        """Give ``child`` its transcript (a branch of the parent's) and, while the depth
+        limit allows, a ``task`` tool of its own."""
+        recorder: BranchingRecorder | None = None
+        if self.transcript is not None:
+            recorder = await self.transcript.subagent(run.call_id, run.spec.name, run.description)
+            child.transcript = recorder
         if self.depth + 1 < self.depth_limit:
             nested = Subagents(
                 child,
@@ -145,14 +173,10 @@ class Subagents:
                 self.resolve,
                 depth_limit=self.depth_limit,
                 depth=self.depth + 1,
+                transcript=recorder,
             )
-            child.tools[task_tool.NAME] = nested.tool()
+            child.add_tool(nested.tool())
             child.spawn = nested.spawn
-        run = _Run(call_id=call_id, description=description, spec=spec)
-        if self.read_only(spec):
-            return await self._run(child, run, prompt)
-        async with self._writer:
-            return await self._run(child, run, prompt)
 
     async def _run(self, child: Agent, run: _Run, prompt: str) -> ToolResult:
         spec = run.spec
@@ -161,6 +185,7 @@ class Subagents:
         ended: TurnEnded | None = None
         if parent_abort.is_set():
             return ToolResult.error("interrupted before the subagent started", brief="interrupted")
+        await self._begin(child, run)
         async with anyio.create_task_group() as tg:
 
             async def relay_abort() -> None:
@@ -178,14 +203,10 @@ class Subagents:
                             event=event,
                         )
                     )
-                    if isinstance(event, ToolFinished):
-                        if isinstance(event.display, FileChange):
-                            if event.display.path not in record.changed:
-                                record.changed.append(event.display.path)
-                        elif isinstance(event.display, ShellExit):
-                            record.ran.append(event.display.command)
-                    elif isinstance(event, TurnEnded):
+                    if isinstance(event, TurnEnded):
                         ended = event
+                    else:
+                        record.note(event)
             finally:
                 tg.cancel_scope.cancel()
                 # the child's totals: every call it made, also when it was cut short

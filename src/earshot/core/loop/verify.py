@@ -26,7 +26,6 @@ from earshot.core.loop.events import (
 )
 from earshot.core.loop.ports import Gate
 from earshot.core.loop.turn import Turn
-from earshot.core.tools import bash
 from earshot.core.tools.base import ToolContext
 from earshot.core.tools.display import ShellExit
 from earshot.providers import types as pt
@@ -53,6 +52,8 @@ async def run(
 ) -> AsyncIterator[VerificationRan]:
     """Run every command in order (all of them, so the model sees every failure), as one
     batch of ``bash`` calls through the gate and the approval path every call takes."""
+    from earshot.core.tools import bash  # the shell tool loads with the first check
+
     calls = [
         pt.ToolCallPart(
             id=f"verify-{round}-{number}",

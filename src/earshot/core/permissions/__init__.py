@@ -9,12 +9,30 @@
     gate.py     PermissionGate: decide plus the session's grants
 
 See ``docs/permissions.md`` for the invariants a change must keep.
+
+Opening a session needs the rules and the gate; ``decide`` and the bash parser it uses
+(tree-sitter) load when first named here or when the gate first decides a call.
 """
 
-from earshot.core.permissions.decision import CommandVerdict, Decision, Outcome, decide
+from typing import TYPE_CHECKING
+
 from earshot.core.permissions.gate import PermissionGate
 from earshot.core.permissions.match import Rule
 from earshot.core.permissions.rules import MODES, Mode, RuleSet, load_rules, parse_mode
+
+if TYPE_CHECKING:
+    from earshot.core.permissions.decision import CommandVerdict, Decision, Outcome, decide
+
+_FROM_DECISION = frozenset({"CommandVerdict", "Decision", "Outcome", "decide"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _FROM_DECISION:
+        from earshot.core.permissions import decision
+
+        return getattr(decision, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "MODES",

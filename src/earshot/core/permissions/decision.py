@@ -35,33 +35,19 @@ from typing import Literal, assert_never
 from earshot.core.permissions import _line
 from earshot.core.permissions import match as m
 from earshot.core.permissions import paths as pp
-from earshot.core.permissions.rules import MCP, Mode, RuleSet
+from earshot.core.permissions.rules import (
+    MCP,
+    PROTECTED_NAMES,
+    SHELL_STARTUP_FILES,
+    Mode,
+    RuleSet,
+)
 from earshot.core.permissions.shell import ParsedLine, ShellCommand, ShellWrite, parse_line
 from earshot.core.tools.base import PermissionRequest
 
 Outcome = Literal["allow", "ask", "deny"]
 PartKind = Literal["command", "write", "read", "unreadable"]
 
-SHELL_STARTUP_FILES = frozenset(
-    {
-        ".bashrc",
-        ".bash_profile",
-        ".bash_login",
-        ".bash_logout",
-        ".profile",
-        ".zshrc",
-        ".zshenv",
-        ".zprofile",
-        ".zlogin",
-        ".zlogout",
-        ".kshrc",
-        ".cshrc",
-        ".tcshrc",
-        ".login",
-        "config.fish",
-    }
-)
-PROTECTED_NAMES = frozenset({".earshot", ".git"})
 SANDBOX_REASON = "the OS sandbox confines it (auto and accept-edits modes; docs/sandbox.md)"
 
 

@@ -14,15 +14,20 @@ from __future__ import annotations
 import os
 import posixpath
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from earshot.core.permissions import match as m
-from earshot.core.permissions.decision import Decision, decide
-from earshot.core.permissions.paths import lexical, read_denial, resolved
 from earshot.core.permissions.rules import MCP, Mode, RuleSet
-from earshot.core.permissions.shell import parse_line
-from earshot.core.tools.base import PermissionRequest
 from earshot.core.tools.contract import ScopeContract
-from earshot.core.tools.state import ShellSandbox
+
+if TYPE_CHECKING:
+    from earshot.core.permissions.decision import Decision
+    from earshot.core.tools.base import PermissionRequest
+    from earshot.core.tools.state import ShellSandbox
+
+# The decision order, the bash parser and the path matching load with the first call the
+# gate decides (``check``, ``read_denial``, ``grant_session``), not with the session: a
+# turn that calls no tool (and the first model request of every turn) never needs them.
 
 SESSION = "session"
 
@@ -48,8 +53,11 @@ class PermissionGate:
     def check(self, request: PermissionRequest, *, read_only: bool) -> Decision:
         """``decide`` with the session's grants added to its allow rules and the OS sandbox
         taken into account for shell commands in auto and accept-edits modes; then the scope
-        contract: once declared, a change outside its paths (or a declaration that widens
-        them) asks in every mode but yolo, whatever allowed it."""
+        contract: once declared, a change outside its paths (a file tool's, or any write of
+        a shell line: ``shell_write_targets``) or a declaration that widens them asks in
+        every mode but yolo, whatever allowed it."""
+        from earshot.core.permissions.decision import Decision, decide
+
         sandboxed = (
             request.tool == "bash"
             and self.mode in ("auto", "accept-edits")
@@ -70,10 +78,11 @@ class PermissionGate:
         if read_only or not self.scope.declared:
             return ""
         paths: list[Path] = list(request.paths) if request.kind == "edit" else []
+        unknown: list[str] = []
         if request.command is not None:
-            parsed = parse_line(request.command)
-            paths += [Path(w.target) for w in parsed.writes if w.literal and not w.tilde]
-        outside = self.scope.outside(paths, self.cwd)
+            found, unknown = shell_write_targets(request.command)
+            paths += found
+        outside = self.scope.outside(paths, self.cwd) + unknown
         if outside:
             return f"outside the declared scope ({', '.join(self.scope.paths)}): " + ", ".join(
                 outside
@@ -88,6 +97,8 @@ class PermissionGate:
         """The deny rule that keeps ``tool`` from reading ``path`` (its text and origin), or
         None: what grep, glob and ls ask about each entry below the directory the gate let
         them into. The same matching as ``check`` (``paths.read_denial``)."""
+        from earshot.core.permissions.paths import lexical, read_denial, resolved
+
         if not self._real_cwd:
             self._real_cwd = resolved(lexical("/", self.cwd.as_posix()))
         rule = read_denial(self.rules, self.cwd, tool, path, real=real, real_cwd=self._real_cwd)
@@ -103,6 +114,30 @@ class PermissionGate:
         self._effective = self.rules.with_rules(self._grants)
 
 
+def shell_write_targets(command: str) -> tuple[list[Path], list[str]]:
+    """What a shell line writes, as the scope contract checks it: the paths of its literal
+    targets (``>``/``>>``/``tee``/``cp``/``mv``/``rm``/``mkdir``/``touch``/``sed -i`` ...:
+    every write ``shell.parse_line`` finds, ``~`` expanded), and the writes whose place
+    cannot be known before the line runs (a computed target, a relative one after a
+    ``cd``), each said as "what (why)": those are never inside a scope."""
+    from earshot.core.permissions.shell import parse_line
+
+    parsed = parse_line(command)
+    paths: list[Path] = []
+    unknown: list[str] = []
+    for write in parsed.writes:
+        shown = f"{write.via} {write.target}" if write.via not in (">", ">>") else write.target
+        if not write.literal:
+            unknown.append(f"{shown} (computed when it runs)")
+        elif write.tilde:
+            paths.append(Path(os.path.expanduser(write.target)))
+        elif parsed.changes_dir and not write.target.startswith("/"):
+            unknown.append(f"{shown} (after a change of directory)")
+        else:
+            paths.append(Path(write.target))
+    return paths, unknown
+
+
 def _grant(tool: str, exact: str, shown: str) -> m.Rule:
     return m.Rule(shown, "allow", tool, "exact", SESSION, SESSION, exact=exact)
 
@@ -112,6 +147,8 @@ def session_grants(request: PermissionRequest, cwd: Path) -> list[m.Rule]:
     tool = request.tool
     base = posixpath.normpath(cwd.as_posix())
     if tool == "bash" and request.command is not None:
+        from earshot.core.permissions.shell import parse_line
+
         parsed = parse_line(request.command)
         grants = [
             _grant("Bash", c.text, f"Bash({c.text})") for c in parsed.commands if not c.opaque
@@ -140,4 +177,4 @@ def _real(path: str) -> str:
     return Path(os.path.realpath(path)).as_posix()
 
 
-__all__ = ["PermissionGate", "session_grants"]
+__all__ = ["PermissionGate", "session_grants", "shell_write_targets"]

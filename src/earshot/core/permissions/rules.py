@@ -51,8 +51,29 @@ from earshot._base.dirs import config_dir
 from earshot.core.config.settings import Settings, SettingsError
 from earshot.core.permissions import match as m
 from earshot.core.permissions.hosts import canonical_host, host_pattern
-from earshot.core.permissions.shell import canonical_pattern, parse_line
 from earshot.providers.types import JSONValue
+
+SHELL_STARTUP_FILES = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".zlogout",
+        ".kshrc",
+        ".cshrc",
+        ".tcshrc",
+        ".login",
+        "config.fish",
+    }
+)
+PROTECTED_NAMES = frozenset({".earshot", ".git"})
+"""What no mode writes without asking (``decide``), and the OS sandbox keeps read-only."""
 
 Mode = Literal["plan", "ask", "accept-edits", "auto", "yolo"]
 MODES: tuple[Mode, ...] = get_args(Mode)
@@ -196,6 +217,8 @@ def _bash_rule(make: _RuleMaker, spec: str) -> m.Rule:
         spec = spec[:-2].rstrip() + " *"
     if ":*" in spec:
         raise ValueError("the legacy ':*' may only end a pattern, as in Bash(npm run:*)")
+    from earshot.core.permissions.shell import canonical_pattern  # the parser: Bash rules only
+
     return make("Bash", "command", pattern=canonical_pattern(spec))
 
 
@@ -362,6 +385,8 @@ def example_matches(rule: m.Rule, example: str, base: Path | None) -> bool:
     matches a command line when it matches every command in it; an ask or deny rule when it
     matches any. Path examples are relative to ``base`` (or to any one working directory)."""
     if rule.tool == "Bash":
+        from earshot.core.permissions.shell import parse_line
+
         parsed = parse_line(example)
         hits = [
             m.matches_command(

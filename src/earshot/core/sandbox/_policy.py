@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from earshot.core.permissions.decision import SHELL_STARTUP_FILES
+from earshot.core.permissions.rules import SHELL_STARTUP_FILES
 from earshot.core.sandbox._config import SandboxConfig, under
 
 

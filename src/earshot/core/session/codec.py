@@ -163,20 +163,21 @@ def _header_version(data: bytes, current: int) -> int:
     return version
 
 
-def _parse_intact(lines: list[bytes], current: int) -> Parsed | None:
+def _parse_intact(data: bytes, current: int) -> Parsed | None:
     """The common case in one pass: every line decodes, a current-format header first,
     no format line. None when any of that is not so (``parse`` then goes line by line)."""
     try:
-        decoded = list(map(_line_decoder.decode, lines))
+        decoded = _line_decoder.decode_lines(data)  # no split: one call over the buffer
     except msgspec.DecodeError:
         return None
-    if not decoded:
-        return None
+    if not decoded or len(decoded) != data.count(b"\n"):
+        return None  # a value spread over lines: let the line-by-line pass place it
     header = decoded[0]
     if not isinstance(header, Header) or header.version != current:
         return None
     body = decoded[1:]
-    if any(isinstance(line, Header | FormatMark) for line in body):
+    kinds = set(map(type, body))  # one pass in C; Line's members are final Structs
+    if Header in kinds or FormatMark in kinds:
         return None
     entries = cast("list[Entry]", body)  # checked just above: entries only
     return Parsed(header=header, entries=entries, line_numbers=list(range(2, len(body) + 2)))
@@ -189,15 +190,15 @@ def parse(
     migrations: Mapping[int, Migration] = MIGRATIONS,
 ) -> Parsed:
     """Every readable line of a session file; see the module docstring for the contract."""
-    lines = data.split(b"\n")
     terminated = data.endswith(b"\n") or not data
+    if terminated and b"\n\n" not in data and not data.startswith(b"\n"):
+        fast = _parse_intact(data, current)
+        if fast is not None:
+            return fast
+    lines = data.split(b"\n")
     last = len(lines) - 1
     if terminated:
         lines.pop()  # the empty string after the final newline
-        if b"\n\n" not in data and not data.startswith(b"\n"):
-            fast = _parse_intact(lines, current)
-            if fast is not None:
-                return fast
     result = Parsed(header=None, terminated=terminated)
     version = current
     entries = result.entries

@@ -16,6 +16,8 @@ Shape of a file (one JSON object per line)::
       SnapshotEntry      "snapshot"      an undo snapshot taken before a tool batch
       RewindEntry        "rewind"        a new branch head under an earlier entry
       HookEntry          "hook"          a hook ran: event, command, exit code, duration
+      SubagentEntry      "subagent"      the root of a subagent's branch (a ``task`` call):
+                                         its entries hang below it, off the current branch
       UnknownEntry       (any other)     a tree node of a type this build does not know
 
 Every ``Entry`` is written with all four of ``type``, ``id``, ``parent_id`` (``null`` for a
@@ -147,6 +149,19 @@ class HookEntry(_Entry, tag="hook", frozen=True):
     duration_ms: float
 
 
+class SubagentEntry(_Entry, tag="subagent", frozen=True):
+    """The start of a subagent's transcript: the ``task`` call ``call_id`` ran agent
+    ``agent`` to do ``description``, from entry ``at`` (the branch head of the agent that
+    called it, on the main branch or on another subagent's). ``parent_id`` is always
+    ``null``: the child's entries form a tree of their own below this root, so they are
+    never on the branch the parent's history is read from (see ``tree``)."""
+
+    call_id: str
+    agent: str
+    description: str = ""
+    at: str | None = None
+
+
 class UnknownEntry(msgspec.Struct, kw_only=True, frozen=True):
     """A line with a tree position but a ``type`` this build does not know. It keeps the
     tree connected; it carries nothing into the history."""
@@ -168,6 +183,7 @@ KnownEntry: TypeAlias = (
     | SnapshotEntry
     | RewindEntry
     | HookEntry
+    | SubagentEntry
 )
 Entry: TypeAlias = KnownEntry | UnknownEntry
 Line: TypeAlias = Header | FormatMark | KnownEntry
@@ -184,6 +200,8 @@ class Glance(msgspec.Struct):
     """Any line, reduced to what ``sessions list`` shows; unknown fields are skipped."""
 
     type: str
+    id: str = ""
+    parent_id: str | None = None
     timestamp: str = ""
     message: GlanceMessage | None = None
     cost_usd: float | None = None
@@ -208,6 +226,7 @@ __all__ = [
     "RewindEntry",
     "ScopeEntry",
     "SnapshotEntry",
+    "SubagentEntry",
     "TodoItem",
     "TodoStatus",
     "TodosEntry",

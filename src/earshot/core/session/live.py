@@ -6,6 +6,10 @@ the leaf moves to the new entry, with no suspension point in between; so appends
 concurrent tasks form one chain in the order they entered the queue, never siblings of
 one parent, and a cancelled append either wrote its whole line or nothing.
 
+A subagent's transcript (``subagent()``) goes through the same queue: a ``SubagentBranch``
+appends below its own last entry instead of the leaf, and the leaf does not move (the tree
+keeps side entries off the current branch).
+
 Durability: a line is handed to the OS before ``append_*`` returns (it survives a kill of
 the process); ``end_turn`` fsyncs (it survives a power cut), off the event loop.
 """
@@ -34,6 +38,7 @@ from earshot.core.session.entries import (
     RewindEntry,
     ScopeEntry,
     SnapshotEntry,
+    SubagentEntry,
     TodoItem,
     TodosEntry,
 )
@@ -84,12 +89,15 @@ class Session:
 
     # --- appends (all through the write queue) -------------------------------------------
 
-    async def _append(self, build: Callable[[str, str | None, str], KnownEntry]) -> str:
+    async def _append(
+        self, build: Callable[[str, str | None, str], KnownEntry], *, under: str | None = None
+    ) -> str:
+        """Append below the leaf, or below ``under`` (an entry of a subagent's branch)."""
         async with self._queue:
             entry_id = new_entry_id()
             while entry_id in self._tree:
                 entry_id = new_entry_id()
-            entry = build(entry_id, self._tree.leaf, now_iso())
+            entry = build(entry_id, under or self._tree.leaf, now_iso())
             self._writer.append(entry)
             self._tree.add(entry)
         return entry.id
@@ -197,6 +205,11 @@ class Session:
             lambda i, p, t: RewindEntry(id=i, parent_id=target, timestamp=t, from_id=p)
         )
 
+    async def subagent(self, call_id: str, agent: str, description: str) -> SubagentBranch:
+        """Start the transcript of a subagent that the ``task`` call ``call_id`` runs from
+        the current branch head."""
+        return await SubagentBranch.start(self, call_id, agent, description, at=self.leaf)
+
     async def end_turn(self) -> None:
         """Make everything appended so far durable (fsync), off the event loop."""
         async with self._queue:
@@ -284,4 +297,96 @@ class Session:
         self.close()
 
 
-__all__ = ["Forks", "Origin", "Session", "new_entry_id", "todo_items"]
+class SubagentBranch:
+    """A subagent's transcript inside its parent's session file: what the child's loop
+    records to (the ``Recorder`` calls), each entry below the one before, starting at a
+    ``SubagentEntry``. Its own children start from its last entry."""
+
+    def __init__(self, session: Session, root: str) -> None:
+        self.session = session
+        self.root = root
+        self.leaf = root
+
+    @classmethod
+    async def start(
+        cls, session: Session, call_id: str, agent: str, description: str, *, at: str | None
+    ) -> SubagentBranch:
+        root = await session._append(
+            lambda i, p, t: SubagentEntry(
+                id=i,
+                parent_id=None,
+                timestamp=t,
+                call_id=call_id,
+                agent=agent,
+                description=description,
+                at=at,
+            ),
+            under=None,
+        )
+        return cls(session, root)
+
+    async def _add(self, build: Callable[[str, str | None, str], KnownEntry]) -> str:
+        self.leaf = await self.session._append(build, under=self.leaf)
+        return self.leaf
+
+    async def append_message(
+        self,
+        message: Message,
+        *,
+        usage: Usage | None = None,
+        cost_usd: float | None = None,
+        model: str | None = None,
+        incomplete: bool = False,
+    ) -> str:
+        return await self._add(
+            lambda i, p, t: MessageEntry(
+                id=i,
+                parent_id=p,
+                timestamp=t,
+                message=message,
+                usage=usage,
+                cost_usd=cost_usd,
+                model=model,
+                incomplete=incomplete,
+            )
+        )
+
+    async def append_model_switch(self, model: str) -> str:
+        return await self._add(
+            lambda i, p, t: ModelSwitchEntry(id=i, parent_id=p, timestamp=t, model=model)
+        )
+
+    async def append_effort(self, effort: str, sent: str = "") -> str:
+        return await self._add(
+            lambda i, p, t: EffortEntry(id=i, parent_id=p, timestamp=t, effort=effort, sent=sent)
+        )
+
+    async def append_todos(self, todos: list[Todo]) -> str:
+        items = todo_items(todos)
+        return await self._add(
+            lambda i, p, t: TodosEntry(id=i, parent_id=p, timestamp=t, todos=items)
+        )
+
+    async def append_compaction(
+        self, preamble: list[Message], *, first_kept: str | None, tokens_before: int | None = None
+    ) -> str:
+        return await self._add(
+            lambda i, p, t: CompactionEntry(
+                id=i,
+                parent_id=p,
+                timestamp=t,
+                first_kept=first_kept,
+                preamble=list(preamble),
+                tokens_before=tokens_before,
+            )
+        )
+
+    async def subagent(self, call_id: str, agent: str, description: str) -> SubagentBranch:
+        """Start the transcript of this child's own child."""
+        return await SubagentBranch.start(self.session, call_id, agent, description, at=self.leaf)
+
+    async def end_turn(self) -> None:
+        await self.session.end_turn()
+
+
+__all__ = ["Forks", "Origin", "Session", "SubagentBranch", "new_entry_id", "todo_items"]

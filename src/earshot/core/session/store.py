@@ -23,12 +23,14 @@ import hashlib
 import os
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
 from earshot import __version__
+from earshot.core.command_prompts import command_title
 from earshot.core.session.codec import FORMAT_VERSION, now_iso
 from earshot.core.session.entries import Entry, Glance, Header, ImportOrigin, MessageEntry
 from earshot.core.session.live import Origin, Session
@@ -160,6 +162,7 @@ def summarize(path: Path) -> SessionInfo | None:
         return None
     header: Header | None = None
     entries = turns = problems = 0
+    side: set[str] = set()  # a subagent's entries: their cost counts, their prompts are no turns
     cost = 0.0
     title = ""
     model: str | None = None
@@ -181,16 +184,19 @@ def summarize(path: Path) -> SessionInfo | None:
             continue
         entries += 1
         updated = glance.timestamp or updated
-        if glance.type == "model_switch" or glance.model:
+        if glance.type == "subagent" or (glance.parent_id is not None and glance.parent_id in side):
+            side.add(glance.id)
+        elif glance.type == "model_switch" or glance.model:
             model = glance.model or model
         if glance.type != "message" or glance.message is None:
             continue
         cost += glance.cost_usd or 0.0
-        if glance.message.role == "user":
+        if glance.message.role == "user" and glance.id not in side:
             turns += 1
             if not title:
                 with contextlib.suppress(msgspec.DecodeError):
-                    title = first_line(text_of(_message_entry.decode(raw).message))
+                    said = text_of(_message_entry.decode(raw).message)
+                    title = command_title(said) or first_line(said)
     if header is None:
         return None
     return SessionInfo(
@@ -267,7 +273,8 @@ class SessionStore:
     # --- opening -------------------------------------------------------------------------
 
     def create(self, *, model: str) -> Session:
-        """A new session file with its header written and fsynced, locked for writing."""
+        """A new session file with its header written (fsynced with the first turn), locked
+        for writing."""
         header = self._header(model=model)
         writer = TranscriptWriter(self.path_for(header.id), header=header)
         transcript = read_transcript(writer.path)
@@ -298,12 +305,13 @@ class SessionStore:
 
     def fork(self, session: Session | Transcript, *, at_entry: str | None = None) -> Session:
         """A new session holding the branch of ``session`` that ends at ``at_entry``
-        (default: its current head), entry ids kept, its header linking to the source."""
+        (default: its current head) and the transcripts of the subagents started from it,
+        entry ids kept, its header linking to the source."""
         tree = session.tree
         if at_entry is not None and at_entry not in tree:
             at_entry = tree.resolve(at_entry)
         at = at_entry if at_entry is not None else tree.leaf
-        path = tree.path(at) if at is not None else []
+        path = tree.with_subagents(at) if at is not None else []
         source = session.header
         header = self._header(
             model=tree.model(at) or source.model,
@@ -353,16 +361,21 @@ class SessionStore:
     # --- listing -------------------------------------------------------------------------
 
     def list_all(self) -> list[SessionInfo]:
-        """Every directory's sessions, newest first."""
+        """Every directory's sessions, the most recently updated first."""
         paths = [p for p in self.root.glob("*/*.jsonl") if _looks_like_id(p.stem)]
-        paths.sort(key=lambda p: p.stem, reverse=True)
-        infos = (summarize(p) for p in paths)
-        return [info for info in infos if info is not None]
+        return _recent_first(summarize(p) for p in paths)
 
     def list(self) -> list[SessionInfo]:
-        """This directory's sessions, newest first."""
-        infos = (summarize(self.path_for(i)) for i in reversed(self.ids()))
-        return [info for info in infos if info is not None]
+        """This directory's sessions, the most recently updated first (what every listing
+        shows: ``sessions list``, ``/sessions``, ``/resume``'s numbers)."""
+        return _recent_first(summarize(self.path_for(i)) for i in self.ids())
+
+
+def _recent_first(infos: Iterable[SessionInfo | None]) -> list[SessionInfo]:
+    """By last update, newest first; sessions updated in the same instant newest-created
+    first."""
+    found = sorted((info for info in infos if info is not None), key=lambda i: i.id, reverse=True)
+    return sorted(found, key=lambda info: info.updated, reverse=True)
 
 
 _default_data_dir = data_dir

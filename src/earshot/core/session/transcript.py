@@ -82,7 +82,9 @@ class TranscriptWriter:
 
     def __init__(self, path: Path, *, header: Header | None = None) -> None:
         """Open ``path`` for appending. With ``header`` the file must not exist yet and the
-        header is written (and fsynced) as its first line."""
+        header is written as its first line; like every line, it is fsynced with the end of
+        the turn (``Session.end_turn``), or by ``write_transcript`` for a whole file, not
+        here: a new session's first model request does not wait for the disk."""
         self.path = path
         flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0)
         if header is not None:
@@ -102,7 +104,6 @@ class TranscriptWriter:
         self._needs_newline = False
         if header is not None:
             self.append(header)
-            self.sync()
         else:
             size = os.fstat(self._fd).st_size
             if size:
@@ -201,12 +202,10 @@ def _build(path: Path, parsed: Parsed) -> Transcript:
         cwd="",
         earshot_version="",
     )
-    tree = Tree()
+    tree, notes = Tree.of(parsed.entries)
     problems = list(parsed.problems)
-    for entry, number in zip(parsed.entries, parsed.line_numbers, strict=True):
-        note = tree.add(entry)
-        if note is not None:
-            problems.append(Problem(number, "orphan", note))
+    numbers = parsed.line_numbers
+    problems += [Problem(numbers[index], "orphan", note) for index, note in notes]
     problems.sort(key=lambda p: p.line)
     return Transcript(
         path=path,

@@ -3,6 +3,12 @@
 Entries link to their parent by ``parent_id``; the current branch ends at the entry
 appended last (``leaf``). Nothing is ever removed: a rewind or a compaction is a new entry.
 
+A subagent's transcript is a side tree: a ``SubagentEntry`` root (``parent_id`` null) and
+the child's entries below it. Side entries never become the leaf and are no branch of
+``branches()``, so the history the parent resumes with never contains them; a child's own
+history is ``history(<its last entry>)``, rooted at its ``SubagentEntry``. ``subagents()``
+finds the children started from a branch (the ``at`` of their root is on it).
+
 Invariants:
 
 - A parent always precedes its child in file order. An entry whose parent is missing (its
@@ -27,6 +33,7 @@ from earshot.core.session.entries import (
     LabelEntry,
     MessageEntry,
     ModelSwitchEntry,
+    SubagentEntry,
     TodoItem,
     TodosEntry,
 )
@@ -110,9 +117,26 @@ class Tree:
         self._entries: dict[str, Entry] = {}
         self._parent: dict[str, str | None] = {}
         self._children: dict[str | None, list[str]] | None = None  # built when first asked
+        self._side: dict[str, str] = {}  # side entry -> the id of its SubagentEntry root
+        self._leaf_path: list[Entry] | None = None
+        """The path from the root to ``leaf``, kept while entries extend it (the common
+        case), so reading the current branch does not walk a long session every time."""
         self.leaf: str | None = None
 
     # --- building ------------------------------------------------------------------------
+
+    @classmethod
+    def of(cls, entries: list[Entry]) -> tuple[Tree, list[tuple[int, str]]]:
+        """A tree of ``entries`` added in order, and the repairs made (the index of the
+        entry and what ``add`` said)."""
+        tree = cls()
+        notes: list[tuple[int, str]] = []
+        add = tree.add
+        for index, entry in enumerate(entries):
+            note = add(entry)
+            if note is not None:
+                notes.append((index, note))
+        return tree, notes
 
     def add(self, entry: Entry) -> str | None:
         """Add ``entry`` as the new leaf. Returns a description of a repair made (a missing
@@ -132,8 +156,23 @@ class Tree:
         self._parent[entry_id] = parent
         if self._children is not None:
             self._children.setdefault(parent, []).append(entry_id)
-        self.leaf = entry_id
+        if isinstance(entry, SubagentEntry):
+            self._side[entry_id] = entry_id
+        elif parent is not None and parent in self._side:
+            self._side[entry_id] = self._side[parent]
+        else:
+            if self._leaf_path is not None and parent == self.leaf:
+                self._leaf_path.append(entry)
+            elif parent is None:
+                self._leaf_path = [entry]
+            else:
+                self._leaf_path = None  # a new branch: walked again when first asked
+            self.leaf = entry_id
         return note
+
+    def is_side(self, entry_id: str) -> bool:
+        """Whether ``entry_id`` belongs to a subagent's transcript."""
+        return entry_id in self._side
 
     # --- lookup --------------------------------------------------------------------------
 
@@ -180,11 +219,17 @@ class Tree:
         node = self.leaf if to is None else to
         if node is not None and node not in self._entries:
             raise KeyError(f"no entry {node!r} in this session")
+        current = node == self.leaf
+        if current and self._leaf_path is not None:
+            return list(self._leaf_path)
         out: list[Entry] = []
+        entries, parents = self._entries, self._parent
         while node is not None:
-            out.append(self._entries[node])
-            node = self._parent[node]
+            out.append(entries[node])
+            node = parents[node]
         out.reverse()
+        if current:
+            self._leaf_path = list(out)
         return out
 
     # --- reading a branch ----------------------------------------------------------------
@@ -193,17 +238,18 @@ class Tree:
         path = self.path(to)
         start = 0
         messages: list[Message] = []
-        for index in range(len(path) - 1, -1, -1):
+        kinds = list(map(type, path))  # the last compaction found in C, not entry by entry
+        if CompactionEntry in kinds:
+            index = len(kinds) - 1 - kinds[::-1].index(CompactionEntry)
             cut = path[index]
-            if isinstance(cut, CompactionEntry):
-                messages.extend(cut.preamble)
-                keep = False
-                for entry in path[:index]:
-                    keep = keep or (cut.first_kept is not None and entry.id == cut.first_kept)
-                    if keep and isinstance(entry, MessageEntry):
-                        messages.append(entry.message)
-                start = index + 1
-                break
+            assert isinstance(cut, CompactionEntry)
+            messages.extend(cut.preamble)
+            keep = False
+            for entry in path[:index]:
+                keep = keep or (cut.first_kept is not None and entry.id == cut.first_kept)
+                if keep and isinstance(entry, MessageEntry):
+                    messages.append(entry.message)
+            start = index + 1
         messages.extend(e.message for e in path[start:] if isinstance(e, MessageEntry))
         return pair_tool_results(messages)
 
@@ -241,13 +287,45 @@ class Tree:
                     labels[entry.target] = entry.label
         return labels
 
+    def subagents(self, to: str | None = None) -> list[tuple[SubagentEntry, str]]:
+        """The subagents started from the branch ending at ``to`` (default: the current
+        one), in file order: each root and the last entry of its transcript."""
+        on_branch = {e.id for e in self.path(to)} if (to or self.leaf) else set()
+        out: list[tuple[SubagentEntry, str]] = []
+        for entry in self._entries.values():
+            if isinstance(entry, SubagentEntry) and entry.at in on_branch:
+                out.append((entry, self._last_of(entry.id)))
+        return out
+
+    def _last_of(self, root: str) -> str:
+        """The last entry (in file order) of the side tree under ``root``."""
+        last = root
+        for entry_id, owner in self._side.items():
+            if owner == root:
+                last = entry_id
+        return last
+
+    def with_subagents(self, to: str | None = None) -> list[Entry]:
+        """The branch ending at ``to`` and the transcripts of the subagents started from
+        it (theirs too, at any depth), in file order: what a copy of the branch keeps."""
+        keep = {e.id for e in self.path(to)} if (to or self.leaf) else set()
+        roots = set(keep)
+        for entry_id, entry in self._entries.items():
+            if isinstance(entry, SubagentEntry) and entry.at in roots:
+                roots.add(entry_id)
+            owner = self._side.get(entry_id)
+            if owner is not None and owner in roots:
+                keep.add(entry_id)
+                roots.add(entry_id)
+        return [entry for entry_id, entry in self._entries.items() if entry_id in keep]
+
     def branches(self) -> list[Branch]:
         """Every leaf of the tree, in file order, the current one marked."""
         on_current = {e.id for e in self.path()} if self.leaf is not None else set()
         out: list[Branch] = []
         children = self._child_ids()
         for entry_id in self._entries:
-            if children.get(entry_id):
+            if children.get(entry_id) or entry_id in self._side:
                 continue
             path = self.path(entry_id)
             fork_point = next((e.id for e in reversed(path) if e.id in on_current), None)

@@ -8,6 +8,9 @@
         ``[... 1,234 lines (56,789 chars) cut; use offset/limit to read more ...]``
     cut_marker(lines=, chars=, hint=)
         that marker, for tools that cut by their own rules
+    last_lines(text, count)
+        the last lines of a running command's output as a terminal would show them, for
+        a live view (not for the model)
 
 The marker says what was cut and (through ``hint``) how to see it, so a model never
 mistakes a capped result for the whole. The marker is added on top of the budgets.
@@ -15,6 +18,7 @@ mistakes a capped result for the whole. The marker is added on top of the budget
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 Keep = Literal["head_tail", "head", "tail"]
@@ -110,4 +114,22 @@ def cap_text(
     return "".join(parts)
 
 
-__all__ = ["Keep", "cap_text", "cut_marker"]
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def last_lines(text: str, count: int) -> str:
+    """The last ``count`` non-blank lines of ``text`` as a terminal would leave them: a
+    carriage return starts its line over (a progress bar shows its latest state), escape
+    sequences and other control characters are dropped, tabs kept."""
+    out: list[str] = []
+    for raw in reversed(text.split("\n")):
+        line = _CONTROLS.sub("", _ESCAPES.sub("", raw.rstrip("\r").rpartition("\r")[2]))
+        if line.strip():
+            out.append(line.rstrip())
+            if len(out) == count:
+                break
+    return "\n".join(reversed(out))
+
+
+__all__ = ["Keep", "cap_text", "cut_marker", "last_lines"]

@@ -7,6 +7,9 @@ set; stdout and stderr are merged in arrival order. It ends one of three ways:
 - the timeout passes, or ``ctx.abort`` is set: the whole process group is killed and an
   error result says so, with the output printed before that.
 
+While it runs, its last ``LIVE_LINES`` lines are reported through ``ctx.progress`` (when
+they changed, at most every ``REPORT_EVERY_S``), for a front-end's live view.
+
 Output is kept in memory up to ``MAX_OUTPUT_CHARS`` at each end (the middle of a flood is
 counted, not kept) and capped head+tail for the model, with a marker saying what was cut.
 After the command exits, output is read until both pipes close, for at most
@@ -28,14 +31,16 @@ import anyio
 import msgspec
 
 from earshot._base.aio import race
-from earshot.core.tools._output import cap_text, cut_marker
+from earshot.core.tools._output import cap_text, cut_marker, last_lines
 from earshot.core.tools._shell import child_env, find_bash, pump_output, start_background
 from earshot.core.tools.base import (
     PermissionRequest,
+    ProgressFn,
     ToolContext,
     ToolError,
     ToolResult,
     define_tool,
+    no_progress,
 )
 from earshot.core.tools.display import ShellExit, ShellStatus
 from earshot.providers.types import TextPart
@@ -49,6 +54,8 @@ MAX_OUTPUT_CHARS = 30_000
 MAX_OUTPUT_LINES = 2_000
 EOF_GRACE_S = 1.0
 KILL_GRACE_S = 5.0
+LIVE_LINES = 5
+REPORT_EVERY_S = 0.1
 
 DESCRIPTION = f"""
 Run a command with `bash -c` in the working directory; returns stdout and stderr merged,
@@ -145,6 +152,17 @@ class _Collected:
         """What is kept: all of it, or its head and tail."""
         return "".join(self._head) + "".join(self._tail)
 
+    def recent(self, chars: int = 4096) -> str:
+        """About the last ``chars`` chars kept (more when a chunk is larger)."""
+        parts: list[str] = []
+        size = 0
+        for chunk in (*reversed(self._tail), *reversed(self._head)):
+            parts.append(chunk)
+            size += len(chunk)
+            if size >= chars:
+                break
+        return "".join(reversed(parts))[-chars:]
+
     def render(self, *, max_chars: int, max_lines: int, hint: str) -> str:
         """The output capped head+tail, with a marker naming what was cut."""
         head = "".join(self._head)
@@ -188,14 +206,30 @@ async def _wait(process: Process, timeout_s: float, abort: anyio.Event) -> Outco
     return "timed_out"
 
 
+async def _report(collected: _Collected, progress: ProgressFn, scope: anyio.CancelScope) -> None:
+    """Report the last lines whenever they changed, until ``scope`` is cancelled."""
+    with scope:
+        seen = 0
+        while True:
+            await anyio.sleep(REPORT_EVERY_S)
+            if collected.chars != seen:
+                seen = collected.chars
+                if tail := last_lines(collected.recent(), LIVE_LINES):
+                    progress(tail, None, None)
+
+
 async def _supervise(
     process: Process, collected: _Collected, timeout_s: float, ctx: ToolContext
 ) -> tuple[Outcome, bool]:
     """How the command ended, and whether its pipes were still open ``EOF_GRACE_S``
     after that (a process it started still holds them)."""
+    reporting = anyio.CancelScope()
     async with anyio.create_task_group() as readers:
         readers.start_soon(pump_output, process, collected.append)
+        if ctx.progress is not no_progress:
+            readers.start_soon(_report, collected, ctx.progress, reporting)
         outcome = await _wait(process, timeout_s, ctx.abort)
+        reporting.cancel()
         if outcome != "exited":
             ctx.procs.kill_tree(process)
         readers.cancel_scope.deadline = anyio.current_time() + EOF_GRACE_S
@@ -405,6 +439,7 @@ TOOL = define_tool(
 __all__ = [
     "DEFAULT_TIMEOUT_MS",
     "DESCRIPTION",
+    "LIVE_LINES",
     "MAX_OUTPUT_CHARS",
     "MAX_OUTPUT_LINES",
     "MAX_TIMEOUT_MS",

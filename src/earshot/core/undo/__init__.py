@@ -29,17 +29,21 @@ from __future__ import annotations
 
 import re
 import shutil
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio.to_thread
 
 from earshot.core.session.store import cwd_key
 from earshot.core.session.store import data_dir as default_data_dir
 from earshot.core.undo._git import GitError
-from earshot.core.undo._store import Capture, Commit, SnapshotStore
+
+if TYPE_CHECKING:
+    from earshot.core.undo._store import Capture, Commit, SnapshotStore
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 NO_GIT = "undo is off: git was not found on PATH (install git to enable undo)"
@@ -90,6 +94,7 @@ class Undo:
         self._notice_shown = False
         self.last_skipped: tuple[str, ...] = ()
         self._store: SnapshotStore | None = None
+        self._early: Future[Capture] | None = None
         prefix = f"refs/earshot/{session_id}"
         self._undo_ref = f"{prefix}/undo"
         self._redo_ref = f"{prefix}/redo"
@@ -104,6 +109,9 @@ class Undo:
     def _opened(self) -> SnapshotStore:
         if self._store is None:
             assert self._git is not None
+            # The snapshot store loads with the first snapshot, not with the session.
+            from earshot.core.undo._store import SnapshotStore
+
             self._store = SnapshotStore.for_cwd(
                 self._git, self.store_dir, self.cwd, max_file_bytes=self.max_file_bytes
             )
@@ -115,12 +123,35 @@ class Undo:
 
     # --- operations (async, each in a worker thread) -------------------------------------
 
+    def prefetch(self) -> None:
+        """Start capturing the tree now, on a thread of its own, for the snapshot of the
+        batch the model is still writing (a mutating call has begun streaming): the next
+        ``snapshot`` uses it, so the hashing overlaps the model's answer instead of
+        delaying the call. ``discard`` forgets a capture no batch used."""
+        if not self.available or self._early is not None:
+            return
+        early: Future[Capture] = Future()
+
+        def capture() -> None:
+            try:
+                early.set_result(self._capture())
+            except BaseException as exc:  # handed to whoever asks for it
+                early.set_exception(exc)
+
+        threading.Thread(target=capture, name="earshot-undo-capture", daemon=True).start()
+        self._early = early
+
+    def discard(self) -> None:
+        """Forget a capture started by ``prefetch`` (the batch it was for took none)."""
+        self._early = None
+
     async def snapshot(self, label: str = "") -> str | None:
         """Snapshot the tree before a mutating batch; returns the snapshot id (None when
         undo is unavailable). Clears the redo steps."""
         if not self.available:
             return None
-        return await anyio.to_thread.run_sync(self._snapshot, label)
+        early, self._early = self._early, None
+        return await anyio.to_thread.run_sync(self._snapshot, label, early)
 
     async def undo(self) -> UndoResult:
         if not self.available:
@@ -151,11 +182,24 @@ class Undo:
 
     # --- the work ------------------------------------------------------------------------
 
-    def _snapshot(self, label: str) -> str:
+    def _capture(self) -> Capture:
         store = self._opened()
         with store.locked():
             store.ensure()
-            capture = store.capture()
+            return store.capture()
+
+    def _snapshot(self, label: str, early: Future[Capture] | None = None) -> str:
+        capture: Capture | None = None
+        if early is not None:
+            try:
+                capture = early.result()
+            except Exception:
+                capture = None  # captured again below
+        store = self._opened()
+        with store.locked():
+            if capture is None:
+                store.ensure()
+                capture = store.capture()
             self.last_skipped = capture.skipped
             top, redo = self._tops(store)
             if top is not None:

@@ -87,6 +87,10 @@ class SnapshotStore:
                 "GIT_INDEX_FILE": str(self.index),
             }
         )
+        self._commits: dict[str, Commit] = {}
+        """Commits read so far (a commit never changes)."""
+        self._written: tuple[tuple[int, int, int], str] | None = None
+        """The index file's (inode, size, mtime) when ``write-tree`` last ran, and its tree."""
 
     @classmethod
     def for_cwd(cls, git: str, store: Path, cwd: Path, *, max_file_bytes: int) -> SnapshotStore:
@@ -178,8 +182,21 @@ class SnapshotStore:
             self._git("update-index", "-z", "--force-remove", "--stdin", stdin=_nul(drop))
         if update:
             self._git("update-index", "-z", "--add", "--remove", "--stdin", stdin=_nul(update))
+        # Nothing to record and the index file as our last write-tree left it (no other
+        # session sharing this store wrote it since): the tree is the one written then.
+        signature = self._index_signature()
+        if not (drop or update) and self._written is not None and self._written[0] == signature:
+            return Capture(tree=self._written[1], skipped=tuple(skipped))
         tree = self._git("write-tree").decode().strip()
+        self._written = (signature, tree) if signature != (0, 0, 0) else None
         return Capture(tree=tree, skipped=tuple(skipped))
+
+    def _index_signature(self) -> tuple[int, int, int]:
+        try:
+            st = os.stat(self.index)
+        except OSError:
+            return (0, 0, 0)
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
 
     def _user_tracked_ignored(self) -> list[str]:
         """Files the user's repository tracks although its ignore rules match them."""
@@ -202,6 +219,12 @@ class SnapshotStore:
         return self._git(*args, stdin=message.encode()).decode().strip()
 
     def read_commit(self, commit: str) -> Commit:
+        known = self._commits.get(commit)
+        if known is None:
+            known = self._commits[commit] = self._read_commit(commit)
+        return known
+
+    def _read_commit(self, commit: str) -> Commit:
         raw = self._git("cat-file", "commit", commit).decode("utf-8", "surrogateescape")
         head, _, message = raw.partition("\n\n")
         tree, parent, when = "", None, 0

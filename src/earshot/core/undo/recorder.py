@@ -14,6 +14,12 @@ class UndoRecorder:
         self.undo = undo
         self.session = session
 
+    def prefetch(self) -> None:
+        self.undo.prefetch()
+
+    def discard(self) -> None:
+        self.undo.discard()
+
     async def snapshot(self, label: str = "") -> str | None:
         ref = await self.undo.snapshot(label)
         if ref is not None:

@@ -1,0 +1,108 @@
+"""What `earshot -p` loads before its first model request: only what that request needs.
+
+A real `python -X importtime -m earshot -p` process against the fake provider; when the
+request arrives, the modules the process has imported so far are read from its import log
+(the process waits for the reply, so the log is complete up to the request).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fake_provider import FakeProvider, RecordedRequest, Reply, ToolCallSpec, anthropic
+
+MODEL = "anthropic/claude-sonnet-4-6"
+
+NOT_BEFORE_THE_FIRST_REQUEST = (
+    # The tools' implementations: offered from their specs, loaded when called.
+    *(f"earshot.core.tools.{module}" for module in ("bash", "grep", "web_fetch", "edit", "read")),
+    "earshot.core.tools._shell",
+    "earshot.core.tools._grep_search",
+    "earshot.core.tools._html",
+    "html.parser",
+    # The decision order and the bash parser: loaded when the gate first decides a call.
+    "earshot.core.permissions.decision",
+    "earshot.core.permissions.shell",
+    "earshot.core.permissions._line",
+    "tree_sitter",
+    "tree_sitter_bash",
+)
+
+
+def _imported(log: Path) -> set[str]:
+    names = set()
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "imported package":
+                names.add(name)
+    return names
+
+
+def _run(fake: FakeProvider, cwd: Path, log: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "ANTHROPIC_API_KEY": "sk-ant-test-key-0123456789",
+        "ANTHROPIC_BASE_URL": fake.base_url,
+        "HOME": str(cwd.parent / "home"),
+        "XDG_CONFIG_HOME": str(cwd.parent / "home" / ".config"),
+    }
+    with log.open("w") as stderr:
+        return subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "earshot", "--model", MODEL, "-p", "hi"],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=cwd,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+
+
+def test_the_first_request_waits_for_no_tool_module_and_no_shell_parser(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    log = tmp_path / "imports.log"
+    before: list[set[str]] = []
+
+    def at_the_request(request: RecordedRequest) -> Reply | None:
+        if not before:
+            before.append(_imported(log))
+        return None
+
+    fake_provider.responder = at_the_request
+    fake_provider.script(anthropic.text_turn("hello"))
+    done = _run(fake_provider, work, log)
+    assert done.returncode == 0, log.read_text()[-2000:]
+    assert done.stdout == "hello\n"
+    (loaded,) = before
+    assert "earshot.core.agent_session" in loaded  # the log was read at the request
+    assert "httpx" in loaded
+    assert sorted(loaded & set(NOT_BEFORE_THE_FIRST_REQUEST)) == []
+    assert "earshot.core.tools.read" not in _imported(log)  # never called, never loaded
+
+
+def test_a_tool_loads_when_the_model_first_calls_it(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("alpha\n")
+    log = tmp_path / "imports.log"
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("toolu_1", "read", {"path": "notes.txt"})]),
+        anthropic.text_turn("done"),
+    )
+    done = _run(fake_provider, work, log)
+    assert done.returncode == 0, log.read_text()[-2000:]
+    assert done.stdout.endswith("done\n")
+    assert "alpha" in str(fake_provider.requests[1].json())  # the file's text reached the model
+    loaded = _imported(log)
+    assert "earshot.core.tools.read" in loaded
+    assert not loaded & {f"earshot.core.tools.{m}" for m in ("bash", "grep", "web_fetch")}
