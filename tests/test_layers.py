@@ -4,7 +4,8 @@
 
 and the front-ends reach core only through its surface (``FRONT_END_SURFACE``): the
 session, its commands and configuration, and the loop's vocabulary (events, approvals,
-input), never the loop's machinery or a tool's module.
+input), never the loop's machinery or a tool's module. No module imports, through any
+chain of imports, a module that imports it back (``import_circles``).
 
 Every ``import``/``from`` of ``earshot.*`` in every module is read with ``ast`` (including
 imports inside functions and ``TYPE_CHECKING`` blocks), so a lazy import cannot sneak a

@@ -39,6 +39,12 @@ def _bash_then_text(fake: FakeProvider, command: str) -> None:
     )
 
 
+def _yolo_run(fake: FakeProvider, repo: Path) -> subprocess.CompletedProcess[str]:
+    return earshot(
+        fake, repo, "-p", "go", "--permission-mode", "yolo", "--output-format", "stream-json"
+    )
+
+
 def _tool_result(lines: list[dict[str, object]]) -> str:
     result = next(r for r in lines if r["type"] == "tool_result")
     content = result["content"]
@@ -51,16 +57,7 @@ def test_a_headless_yolo_run_cannot_write_outside_the_project(
 ) -> None:
     target = outside / "escaped.txt"
     _bash_then_text(fake_provider, f"echo inside > made.txt && echo x > {target}")
-    done = earshot(
-        fake_provider,
-        repo,
-        "-p",
-        "go",
-        "--permission-mode",
-        "yolo",
-        "--output-format",
-        "stream-json",
-    )
+    done = _yolo_run(fake_provider, repo)
     assert done.returncode == 0, done.stderr
     content = _tool_result(records(done.stdout))
     assert not target.exists()
@@ -141,3 +138,25 @@ def test_an_unknown_sandbox_mode_is_a_usage_error(fake_provider: FakeProvider, r
     assert done.returncode == 2
     assert "unknown sandbox mode 'sometimes'" in done.stderr
     assert fake_provider.requests == []
+
+
+def test_a_refused_rerun_outside_the_sandbox_is_a_permission_denial(
+    fake_provider: FakeProvider, repo: Path, outside: Path
+) -> None:
+    target = outside / "escaped.txt"
+    _bash_then_text(fake_provider, f"echo x > {target}")
+    done = _yolo_run(fake_provider, repo)
+    assert done.returncode == 0, done.stderr
+    result = next(r for r in records(done.stdout) if r["type"] == "result")
+    denials = result["permission_denials"]
+    assert isinstance(denials, list) and len(denials) == 1
+    denied = denials[0]
+    assert isinstance(denied, dict)
+    assert denied["call_id"] == "b1"
+    assert denied["tool"] == "bash"
+    assert denied["input"] == {"command": f"echo x > {target}"}
+    reason = denied["reason"]
+    assert isinstance(reason, str)
+    assert "OS sandbox" in reason
+    assert "nobody can approve running it outside the sandbox" in reason
+    assert not target.exists()

@@ -31,6 +31,8 @@ RESULT_LINES = 6
 RESULT_TAIL_LINES = 2
 DIFF_LINES = 40
 TAIL_LINES = 5
+EXPAND_KEY = "Ctrl-O"
+"""The key the scrollback names for a full view of what it shortened."""
 _TRAILING = re.compile(r"[ ]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
 
 
@@ -242,6 +244,7 @@ def tail_text(tails: Sequence[str], width: int, lines: int = TAIL_LINES) -> str:
 
 __all__ = [
     "DIFF_LINES",
+    "EXPAND_KEY",
     "RESULT_LINES",
     "RESULT_TAIL_LINES",
     "TAIL_LINES",

@@ -26,9 +26,8 @@ Pure: ``now`` is passed in, so tests need no clock.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, assert_never
+from typing import assert_never
 
-from rich.console import RenderableType
 from rich.text import Text
 
 from earshot.core.loop.events import (
@@ -53,19 +52,7 @@ from earshot.core.loop.events import (
     VerificationRan,
 )
 from earshot.providers import types as pt
-
-EXPAND_KEY = "Ctrl-O"
-"""The key that expands the last result, a thought or a finished subagent."""
-
-
-class Painter(Protocol):
-    """What a summary needs of ``render.Painter`` (a Protocol, so this module does not
-    import the renderer that imports it)."""
-
-    width: int
-
-    def render(self, *items: RenderableType) -> str: ...
-
+from earshot.tui._blocks import EXPAND_KEY, Painter
 
 ROWS = 3
 """Rows under each child's header in the live region."""

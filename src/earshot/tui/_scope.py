@@ -19,25 +19,12 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from earshot.core.scope_edit import ScopeEditError, edit_scope, scope_document
 
 if TYPE_CHECKING:
-    from earshot.core.agent_session import AgentSession
-
-
-class Tui(Protocol):
-    """What ``/scope`` needs of the running UI (``commands.Tui`` has it; a Protocol of its
-    own, so this module does not import the command table that imports it)."""
-
-    @property
-    def session(self) -> AgentSession: ...
-
-    def say(self, text: str) -> None: ...
-
-    def error(self, text: str) -> None: ...
-
+    from earshot.tui._ui import Tui
 
 NO_EDITOR = (
     "set $EDITOR (or $VISUAL) to edit the scope here, e.g. export EDITOR=nano; "

@@ -8,40 +8,12 @@ is adopted, events are drawn, a prompt is sent, text goes back in the input box.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Protocol
-
-from prompt_toolkit.buffer import Buffer
+from collections.abc import Awaitable, Callable
 
 from earshot.core import commands as session_commands
 from earshot.core.agent_session import AgentSession
 from earshot.core.commands import CommandReply
-from earshot.core.loop.events import AgentEvent
-from earshot.providers import types as pt
-
-
-class Tui(Protocol):
-    """What a command needs of the running UI (``app.Tui``)."""
-
-    @property
-    def session(self) -> AgentSession: ...
-
-    buffer: Buffer
-
-    def say(self, text: str) -> None: ...
-
-    def error(self, text: str) -> None: ...
-
-    def exit(self) -> None: ...
-
-    def adopt(self, session: AgentSession) -> None: ...
-
-    def replay(self, history: list[pt.Message], limit: int = 20) -> None: ...
-
-    def send(self, text: str, turn_input: str | None = None) -> None: ...
-
-    async def stream_events(self, events: AsyncIterator[AgentEvent]) -> None: ...
-
+from earshot.tui._ui import Tui
 
 Handler = Callable[[Tui, str], Awaitable[None]]
 

@@ -56,6 +56,7 @@ from earshot.core.tools.display import FileChange
 from earshot.providers import types as pt
 from earshot.tui._blocks import (
     DIFF_LINES,
+    EXPAND_KEY,
     RESULT_LINES,
     RESULT_TAIL_LINES,
     TAIL_LINES,
@@ -73,7 +74,7 @@ from earshot.tui._blocks import (
     tool_head,
     user_block,
 )
-from earshot.tui._children import EXPAND_KEY, Children, expanded_text, summary_block
+from earshot.tui._children import Children, expanded_text, summary_block
 
 if TYPE_CHECKING:
     from earshot.core.agent_session import AgentSession

@@ -322,6 +322,8 @@ class ToolBatch:
         )
         slot.brief = result.brief
         slot.display = result.display
+        if result.denied is not None:
+            self.denials.append(denial(call, result.denied))
         if self.observe is not None:
             await self.observe(result)
         if self.hooks and self.hooks.matching("PostToolUse", call.name):

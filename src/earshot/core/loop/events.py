@@ -232,7 +232,8 @@ class HookRan(msgspec.Struct, tag="hook_ran", frozen=True, kw_only=True):
 
 
 class PermissionDenial(msgspec.Struct, frozen=True, kw_only=True):
-    """A call the gate (or the person asked) refused this turn, as ``TurnEnded`` lists it."""
+    """A call the gate (or the person asked) refused this turn, or one whose command the OS
+    sandbox stopped and nobody allowed to run outside it, as ``TurnEnded`` lists it."""
 
     call_id: str
     tool: str

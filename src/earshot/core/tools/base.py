@@ -143,6 +143,10 @@ class ToolResult:
     is_error: bool = False
     brief: str = ""
     display: Display = None
+    denied: str | None = None
+    """Why a permission the call needed while it ran was refused (the OS sandbox stopped
+    a command and nobody allowed running it outside): the turn lists the call among its
+    permission denials, as it does a call the gate refused."""
 
     @classmethod
     def text(cls, text: str, *, brief: str = "", display: Display = None) -> ToolResult:

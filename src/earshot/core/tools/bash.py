@@ -24,7 +24,7 @@ from __future__ import annotations
 import signal
 import sys
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import anyio
@@ -307,10 +307,12 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
             "the command went on and exited 0"
         )
     elif why is not None and run.outcome == "exited":
-        note, rerun = await _escalation(args, ctx, why)
+        note, refused = await _escalation(args, ctx, why)
         notes.append(note)
-        if rerun:
+        if refused is None:
             run = await _run(plain, timeout_ms, ctx, choice.path)
+        else:
+            return replace(_result(args, ctx, run, timeout_ms, notes), denied=refused)
     return _result(args, ctx, run, timeout_ms, notes)
 
 
@@ -348,9 +350,9 @@ async def _run(argv: list[str], timeout_ms: int, ctx: ToolContext, shell: str) -
     return _Run(outcome, process.returncode, collected, pipes_held)
 
 
-async def _escalation(args: BashInput, ctx: ToolContext, why: str) -> tuple[str, bool]:
+async def _escalation(args: BashInput, ctx: ToolContext, why: str) -> tuple[str, str | None]:
     """Ask whether the command may run again outside the sandbox: the note for the model,
-    and whether to run it again unconfined."""
+    and why it may not (None: run it again unconfined)."""
     request = PermissionRequest(
         tool="bash",
         kind="execute",
@@ -361,7 +363,7 @@ async def _escalation(args: BashInput, ctx: ToolContext, why: str) -> tuple[str,
         return (
             f"the OS sandbox stopped the first run ({why}); the user allowed it outside the "
             "sandbox, so this is the output of a second, unconfined run",
-            True,
+            None,
         )
     who = (
         "the user denied running it outside the sandbox"
@@ -372,7 +374,7 @@ async def _escalation(args: BashInput, ctx: ToolContext, why: str) -> tuple[str,
         f"this command seems to have been stopped by the OS sandbox: {why}. It was not run "
         f"outside the sandbox ({who}). Work inside the project directory, or ask the user "
         "to allow it (sandbox settings: docs/sandbox.md)",
-        False,
+        f"the OS sandbox stopped it ({why}) and {who}",
     )
 
 

@@ -41,7 +41,7 @@ class BackgroundShell(Protocol):
 
 
 class ShellSandbox(Protocol):
-    """The OS sandbox shell commands run in (see ``core/sandbox.py``)."""
+    """The OS sandbox shell commands run in (see ``core/sandbox/``)."""
 
     @property
     def active(self) -> bool: ...

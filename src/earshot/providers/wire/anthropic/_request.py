@@ -69,6 +69,7 @@ from earshot.providers.types import (
     ToolResultPart,
     metadata_for,
 )
+from earshot.providers.wire._turns import merge_turns, system_text
 
 ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192
@@ -245,61 +246,30 @@ def _thinking(part: ReasoningPart, provider: str) -> JSONObject | None:
     return None
 
 
-class _Turn:
-    """One wire message being built. ``first`` holds the blocks that must lead (thinking in
-    an assistant message, tool results in a user message), ``rest`` the others, both in
-    order of arrival."""
-
-    __slots__ = ("first", "rest", "role")
-
-    def __init__(self, role: str) -> None:
-        self.role = role
-        self.first: list[JSONObject] = []
-        self.rest: list[JSONObject] = []
-
-    def blocks(self) -> list[JSONObject]:
-        return self.first + self.rest
-
-
-def _add_part(turn: _Turn, part: Part, provider: str, *, wrap_system: bool) -> None:
+def _block(part: Part, provider: str, system: bool) -> JSONObject | None:
     if isinstance(part, TextPart):
-        if part.text:
-            text = f"<system>\n{part.text}\n</system>" if wrap_system else part.text
-            turn.rest.append({"type": "text", "text": text})
-    elif isinstance(part, ImagePart):
-        image = _image(part)
-        if image is not None:
-            turn.rest.append(image)
-    elif isinstance(part, ReasoningPart):
-        block = _thinking(part, provider) if turn.role == "assistant" else None
-        if block is not None:
-            turn.first.append(block)
-    elif isinstance(part, ToolCallPart):
+        text = system_text(part.text) if system else part.text
+        return {"type": "text", "text": text} if part.text else None
+    if isinstance(part, ImagePart):
+        return _image(part)
+    if isinstance(part, ReasoningPart):
+        return _thinking(part, provider)
+    if isinstance(part, ToolCallPart):
         value = part.input if isinstance(part.input, dict) else {}
-        turn.rest.append(
-            {"type": "tool_use", "id": wire_id(part.id), "name": part.name, "input": value}
-        )
-    elif isinstance(part, ToolResultPart):
-        turn.first.append(_tool_result(part))
-    else:
-        assert_never(part)
+        return {"type": "tool_use", "id": wire_id(part.id), "name": part.name, "input": value}
+    if isinstance(part, ToolResultPart):
+        return _tool_result(part)
+    assert_never(part)
 
 
 def convert_messages(messages: list[Message], provider: str) -> list[JSONObject]:
-    """The history as wire messages: merged by role, ordered, empties dropped, with cache
-    breakpoints on the newest user messages."""
-    turns: list[_Turn] = []
-    for message in messages:
-        role = "assistant" if message.role == "assistant" else "user"
-        turn = turns[-1] if turns and turns[-1].role == role else _Turn(role)
-        for part in message.parts:
-            _add_part(turn, part, provider, wrap_system=message.role == "system")
-        if (turn.first or turn.rest) and (not turns or turns[-1] is not turn):
-            turns.append(turn)
+    """The history as wire messages: merged by role, ordered, empties dropped
+    (``wire._turns``), with cache breakpoints on the newest user messages."""
+    turns = merge_turns(messages, lambda part, system: _block(part, provider, system))
     wire: list[JSONObject] = []
     marked = 0
     for turn in reversed(turns):
-        blocks = turn.blocks()
+        blocks = list(turn.blocks)
         if turn.role == "user" and marked < CACHED_USER_MESSAGES:
             blocks[-1] = {**blocks[-1], "cache_control": dict(_CACHE)}
             marked += 1

@@ -53,6 +53,7 @@ from earshot.providers.types import (
     ToolResultPart,
     metadata_for,
 )
+from earshot.providers.wire._turns import merge_turns, system_text
 from earshot.providers.wire.anthropic._request import max_tokens_for, reasoning_fields
 
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -129,50 +130,30 @@ def _reasoning(part: ReasoningPart, provider: str) -> JSONObject | None:
     return None
 
 
-class _Turn:
-    __slots__ = ("first", "rest", "role")
-
-    def __init__(self, role: str) -> None:
-        self.role = role
-        self.first: list[JSONObject] = []
-        self.rest: list[JSONObject] = []
-
-
-def _add(turn: _Turn, part: Part, provider: str, *, wrap_system: bool) -> None:
+def _block(part: Part, provider: str, system: bool) -> JSONObject | None:
     if isinstance(part, TextPart):
-        if part.text.strip():
-            text = f"<system>\n{part.text}\n</system>" if wrap_system else part.text
-            turn.rest.append({"text": text})
-    elif isinstance(part, ImagePart):
-        turn.rest.append(_image(part))
-    elif isinstance(part, ReasoningPart):
-        block = _reasoning(part, provider) if turn.role == "assistant" else None
-        if block is not None:
-            turn.first.append(block)
-    elif isinstance(part, ToolCallPart):
+        text = system_text(part.text) if system else part.text
+        return {"text": text} if part.text.strip() else None
+    if isinstance(part, ImagePart):
+        return _image(part)
+    if isinstance(part, ReasoningPart):
+        return _reasoning(part, provider)
+    if isinstance(part, ToolCallPart):
         value = part.input if isinstance(part.input, dict) else {}
-        turn.rest.append(
-            {"toolUse": {"toolUseId": wire_id(part.id), "name": part.name, "input": value}}
-        )
-    elif isinstance(part, ToolResultPart):
-        turn.first.append(_tool_result(part))
-    else:
-        assert_never(part)
+        return {"toolUse": {"toolUseId": wire_id(part.id), "name": part.name, "input": value}}
+    if isinstance(part, ToolResultPart):
+        return _tool_result(part)
+    assert_never(part)
 
 
 def convert_messages(messages: list[Message], provider: str, cached: int) -> list[JSONValue]:
-    turns: list[_Turn] = []
-    for message in messages:
-        role = "assistant" if message.role == "assistant" else "user"
-        turn = turns[-1] if turns and turns[-1].role == role else _Turn(role)
-        for part in message.parts:
-            _add(turn, part, provider, wrap_system=message.role == "system")
-        if (turn.first or turn.rest) and (not turns or turns[-1] is not turn):
-            turns.append(turn)
+    """The history as Converse messages, merged by role (``wire._turns``), with a cache
+    point after each of the ``cached`` newest user messages."""
+    turns = merge_turns(messages, lambda part, system: _block(part, provider, system))
     out: list[JSONValue] = []
     marked = 0
     for turn in reversed(turns):
-        content: list[JSONValue] = [*turn.first, *turn.rest]
+        content: list[JSONValue] = list(turn.blocks)
         if turn.role == "user" and marked < cached:
             content.append(dict(_CACHE_POINT))
             marked += 1
