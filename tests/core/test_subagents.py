@@ -13,6 +13,7 @@ import pytest
 
 from earshot._base.json import JSONValue
 from earshot.core.agent_session import AgentSession
+from earshot.core.config.agents import AgentFileError, parse_agent
 from earshot.core.config.options import SessionOptions
 from earshot.core.loop.approvals import Approval, ApprovalRequest
 from earshot.core.loop.events import (
@@ -277,3 +278,15 @@ async def test_a_childs_events_reach_the_parents_stream_live_under_the_task_call
         i for i, e in enumerate(events) if isinstance(e, PermissionDecided) and e.call_id == "t1"
     )
     assert decided < first and last < finished
+
+
+def test_a_claude_agent_files_colour_is_ignored_but_a_field_that_changes_rights_is_refused(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "reviewer.md"
+    spec = parse_agent(
+        "---\nname: reviewer\ndescription: reviews\ncolor: blue\ntools: read\n---\nReview.\n", path
+    )
+    assert (spec.name, spec.tools, spec.system) == ("reviewer", ("read",), "Review.")
+    with pytest.raises(AgentFileError, match=r"reviewer\.md:3: field 'permissionMode'"):
+        parse_agent("---\nname: reviewer\npermissionMode: plan\n---\nReview.\n", path)

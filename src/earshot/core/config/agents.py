@@ -60,6 +60,12 @@ def _list(text: str) -> tuple[str, ...]:
     return tuple(item.strip().strip("\"'") for item in text.split(",") if item.strip())
 
 
+COSMETIC = frozenset({"color"})
+"""Front-matter fields of Claude Code's agent files that change nothing a child may do, so a
+file brought over unchanged loads; any other unknown field (``permissionMode``,
+``disallowedTools``: they would change what the child may do) is refused, never ignored."""
+
+
 def parse_agent(text: str, path: Path) -> AgentSpec:
     """One agent file; ``AgentFileError`` names the file, line and field at fault."""
     lines = text.splitlines()
@@ -83,6 +89,8 @@ def parse_agent(text: str, path: Path) -> AgentSpec:
                 raise AgentFileError(f"{path}:{number}: expected 'field: value', got {stripped!r}")
             key, _, value = stripped.partition(":")
             key = key.strip()
+            if key in COSMETIC:
+                continue
             if key not in ("name", "description", "tools", "model", "effort"):
                 raise AgentFileError(f"{path}:{number}: field {key!r}: unknown field")
             fields[key] = value.strip().strip("\"'") if key != "tools" else value.strip()
