@@ -65,7 +65,87 @@ class Forks(Protocol):
     def fork(self, session: Session, *, at_entry: str | None = None) -> Session: ...
 
 
-class Session:
+class _Recorder:
+    """The appends the loop records a turn with (its ``Recorder`` port), written once for
+    both places a turn is recorded: the session's current branch (``Session``) and a
+    subagent's branch in the same file (``SubagentBranch``). Each says where an entry goes
+    (``_record``) and which session holds it (``_owner``)."""
+
+    def _owner(self) -> Session:
+        raise NotImplementedError
+
+    async def _record(self, build: Callable[[str, str | None, str], KnownEntry]) -> str:
+        raise NotImplementedError
+
+    async def append_message(
+        self,
+        message: Message,
+        *,
+        usage: Usage | None = None,
+        cost_usd: float | None = None,
+        model: str | None = None,
+        incomplete: bool = False,
+    ) -> str:
+        """Append a message (with the usage, cost and model of the call that produced it,
+        for an assistant message; ``incomplete`` when it was cut off); returns the entry
+        id."""
+        return await self._record(
+            lambda i, p, t: MessageEntry(
+                id=i,
+                parent_id=p,
+                timestamp=t,
+                message=message,
+                usage=usage,
+                cost_usd=cost_usd,
+                model=model,
+                incomplete=incomplete,
+            )
+        )
+
+    async def append_model_switch(self, model: str) -> str:
+        return await self._record(
+            lambda i, p, t: ModelSwitchEntry(id=i, parent_id=p, timestamp=t, model=model)
+        )
+
+    async def append_effort(self, effort: str, sent: str = "") -> str:
+        """Record the reasoning effort in force from here on (what resume restores)."""
+        return await self._record(
+            lambda i, p, t: EffortEntry(id=i, parent_id=p, timestamp=t, effort=effort, sent=sent)
+        )
+
+    async def append_todos(self, todos: list[Todo]) -> str:
+        items = todo_items(todos)
+        return await self._record(
+            lambda i, p, t: TodosEntry(id=i, parent_id=p, timestamp=t, todos=items)
+        )
+
+    async def append_snapshot_ref(self, snapshot: str) -> str:
+        """Record the undo snapshot taken before a tool batch."""
+        return await self._record(
+            lambda i, p, t: SnapshotEntry(id=i, parent_id=p, timestamp=t, snapshot=snapshot)
+        )
+
+    async def append_compaction(
+        self, preamble: list[Message], *, first_kept: str | None, tokens_before: int | None = None
+    ) -> str:
+        """Record a compaction cut: on this branch, messages before entry ``first_kept``
+        (all, when None) are replaced by ``preamble`` in ``history()``."""
+        owner = self._owner()
+        if first_kept is not None and first_kept not in owner._tree:
+            raise SessionError(f"no entry {first_kept!r} in session {owner.id}")
+        return await self._record(
+            lambda i, p, t: CompactionEntry(
+                id=i,
+                parent_id=p,
+                timestamp=t,
+                first_kept=first_kept,
+                preamble=list(preamble),
+                tokens_before=tokens_before,
+            )
+        )
+
+
+class Session(_Recorder):
     """An open session. Create one with ``SessionStore.create``/``open``/``fork`` or
     ``open_session``; ``close`` it (or use it as a context manager) to release the lock."""
 
@@ -102,71 +182,11 @@ class Session:
             self._tree.add(entry)
         return entry.id
 
-    async def append_message(
-        self,
-        message: Message,
-        *,
-        usage: Usage | None = None,
-        cost_usd: float | None = None,
-        model: str | None = None,
-        incomplete: bool = False,
-    ) -> str:
-        """Append a message (with the usage, cost and model of the call that produced it,
-        for an assistant message; ``incomplete`` when it was cut off); returns the entry
-        id."""
-        return await self._append(
-            lambda i, p, t: MessageEntry(
-                id=i,
-                parent_id=p,
-                timestamp=t,
-                message=message,
-                usage=usage,
-                cost_usd=cost_usd,
-                model=model,
-                incomplete=incomplete,
-            )
-        )
+    def _owner(self) -> Session:
+        return self
 
-    async def append_model_switch(self, model: str) -> str:
-        return await self._append(
-            lambda i, p, t: ModelSwitchEntry(id=i, parent_id=p, timestamp=t, model=model)
-        )
-
-    async def append_effort(self, effort: str, sent: str = "") -> str:
-        """Record the reasoning effort in force from here on (what resume restores)."""
-        return await self._append(
-            lambda i, p, t: EffortEntry(id=i, parent_id=p, timestamp=t, effort=effort, sent=sent)
-        )
-
-    async def append_todos(self, todos: list[Todo]) -> str:
-        items = todo_items(todos)
-        return await self._append(
-            lambda i, p, t: TodosEntry(id=i, parent_id=p, timestamp=t, todos=items)
-        )
-
-    async def append_snapshot_ref(self, snapshot: str) -> str:
-        """Record the undo snapshot taken before a tool batch."""
-        return await self._append(
-            lambda i, p, t: SnapshotEntry(id=i, parent_id=p, timestamp=t, snapshot=snapshot)
-        )
-
-    async def append_compaction(
-        self, preamble: list[Message], *, first_kept: str | None, tokens_before: int | None = None
-    ) -> str:
-        """Record a compaction cut: on this branch, messages before entry ``first_kept``
-        (all, when None) are replaced by ``preamble`` in ``history()``."""
-        if first_kept is not None and first_kept not in self._tree:
-            raise SessionError(f"no entry {first_kept!r} in session {self.id}")
-        return await self._append(
-            lambda i, p, t: CompactionEntry(
-                id=i,
-                parent_id=p,
-                timestamp=t,
-                first_kept=first_kept,
-                preamble=list(preamble),
-                tokens_before=tokens_before,
-            )
-        )
+    async def _record(self, build: Callable[[str, str | None, str], KnownEntry]) -> str:
+        return await self._append(build)
 
     async def append_hook(
         self,
@@ -310,7 +330,7 @@ class Session:
         self.close()
 
 
-class SubagentBranch:
+class SubagentBranch(_Recorder):
     """A subagent's transcript inside its parent's session file: what the child's loop
     records to (the ``Recorder`` calls), each entry below the one before, starting at a
     ``SubagentEntry``. Its own children start from its last entry."""
@@ -338,61 +358,12 @@ class SubagentBranch:
         )
         return cls(session, root)
 
-    async def _add(self, build: Callable[[str, str | None, str], KnownEntry]) -> str:
+    def _owner(self) -> Session:
+        return self.session
+
+    async def _record(self, build: Callable[[str, str | None, str], KnownEntry]) -> str:
         self.leaf = await self.session._append(build, under=self.leaf)
         return self.leaf
-
-    async def append_message(
-        self,
-        message: Message,
-        *,
-        usage: Usage | None = None,
-        cost_usd: float | None = None,
-        model: str | None = None,
-        incomplete: bool = False,
-    ) -> str:
-        return await self._add(
-            lambda i, p, t: MessageEntry(
-                id=i,
-                parent_id=p,
-                timestamp=t,
-                message=message,
-                usage=usage,
-                cost_usd=cost_usd,
-                model=model,
-                incomplete=incomplete,
-            )
-        )
-
-    async def append_model_switch(self, model: str) -> str:
-        return await self._add(
-            lambda i, p, t: ModelSwitchEntry(id=i, parent_id=p, timestamp=t, model=model)
-        )
-
-    async def append_effort(self, effort: str, sent: str = "") -> str:
-        return await self._add(
-            lambda i, p, t: EffortEntry(id=i, parent_id=p, timestamp=t, effort=effort, sent=sent)
-        )
-
-    async def append_todos(self, todos: list[Todo]) -> str:
-        items = todo_items(todos)
-        return await self._add(
-            lambda i, p, t: TodosEntry(id=i, parent_id=p, timestamp=t, todos=items)
-        )
-
-    async def append_compaction(
-        self, preamble: list[Message], *, first_kept: str | None, tokens_before: int | None = None
-    ) -> str:
-        return await self._add(
-            lambda i, p, t: CompactionEntry(
-                id=i,
-                parent_id=p,
-                timestamp=t,
-                first_kept=first_kept,
-                preamble=list(preamble),
-                tokens_before=tokens_before,
-            )
-        )
 
     async def subagent(self, call_id: str, agent: str, description: str) -> SubagentBranch:
         """Start the transcript of this child's own child."""
