@@ -234,7 +234,7 @@ class LocalProcessOps:
             os.killpg(process.pid, signal.SIGKILL)
         REAPER.forget(process.pid)
         if self.ledger is not None:
-            self.ledger.update(remove=[process.pid])
+            self.ledger.forget(process.pid)
 
 
 __all__ = ["FileOps", "FileStat", "LocalFileOps", "LocalProcessOps", "ProcessOps"]
