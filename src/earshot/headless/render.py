@@ -57,6 +57,7 @@ from earshot.core.loop.events import (
     progress_text,
     result_text,
 )
+from earshot.core.tools.base import SANDBOX_REFUSAL
 from earshot.core.tools.display import ScopeView
 from earshot.providers.types import JSONObject, JSONValue, ReasoningPart, Usage, text_of
 
@@ -512,7 +513,9 @@ class HeadlessRenderer:
 
 def _denied_line(ended: TurnEnded) -> str:
     """One line naming the calls that were refused, so a text run that changed nothing
-    does not look like a success (``earshot: 3 tool calls were denied (bash ×2, edit)``)."""
+    does not look like a success (``earshot: 3 tool calls were denied (bash ×2, edit)``),
+    and the way out: a looser permission mode for the gate's refusals, ``--sandbox off``
+    for commands the OS sandbox stopped."""
     denials = ended.permission_denials
     if not denials:
         return ""
@@ -521,10 +524,17 @@ def _denied_line(ended: TurnEnded) -> str:
         counts[denial.tool] = counts.get(denial.tool, 0) + 1
     tools = ", ".join(f"{tool} ×{n}" if n > 1 else tool for tool, n in counts.items())
     calls = "1 tool call was" if len(denials) == 1 else f"{len(denials)} tool calls were"
-    return (
-        f"{calls} denied ({tools}); rerun with --permission-mode accept-edits or auto, "
-        "or --allow RULE"
-    )
+    boxed = sum(d.reason.startswith(SANDBOX_REFUSAL) for d in denials)
+    ways = []
+    if boxed < len(denials):
+        ways.append("--permission-mode accept-edits or auto, or --allow RULE")
+    if boxed:
+        ways.append("--sandbox off (the OS sandbox stopped " + _count(boxed, "command") + ")")
+    return f"{calls} denied ({tools}); rerun with " + "; or ".join(ways)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"1 {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def load_schema() -> JSONObject:
