@@ -6,7 +6,9 @@ Measures, each as a median over --runs runs, beside `python -c pass` timed in th
 - one-turn wall time (a plain answer) and its peak RSS;
 - a 20-tool-call session (each call `bash true`, yolo mode) and its peak RSS;
 - the gap between the fake provider finishing a response and receiving the next request
-  (earshot's own overhead per loop step: parse, gate, run `true`, build the next request).
+  (earshot's own overhead per loop step: parse, gate, run `true`, build the next request),
+  with the OS sandbox as configured (bubblewrap on Linux when installed) and without it
+  (``--sandbox off``: what the sandbox's namespaces cost each command is the difference).
 
 Usage (from the repository root):
 
@@ -88,6 +90,7 @@ def main() -> int:
         model = ["--model", "anthropic/claude-sonnet-4-6"]
         one_turn = [earshot, *model, "-p", "hello"]
         session = [earshot, *model, "-p", "run true", "--permission-mode", "yolo"]
+        unconfined = [*session, "--sandbox", "off"]
         baseline = [sys.executable, "-c", "pass"]
         # warm caches (bytecode, file cache)
         fake.script(anthropic.text_turn("hi", chunks=1))
@@ -96,6 +99,7 @@ def main() -> int:
         turn: list[tuple[float, float]] = []
         loop: list[tuple[float, float]] = []
         gaps: list[float] = []
+        bare_gaps: list[float] = []
         for _ in range(args.runs):
             base.append(_run(baseline, work, env)[0])
             fake.script(anthropic.text_turn("Hello there.", chunks=3))
@@ -111,6 +115,14 @@ def main() -> int:
             requests = fake.requests[first:]
             replies_at = fake.replied_at[replied_before:]
             gaps += [requests[i + 1].received_at - replies_at[i] for i in range(len(requests) - 1)]
+            first, replied_before = len(fake.requests), len(fake.replied_at)
+            fake.script(*replies, anthropic.text_turn("done", chunks=1))
+            _run(unconfined, work, env)
+            requests = fake.requests[first:]
+            replies_at = fake.replied_at[replied_before:]
+            bare_gaps += [
+                requests[i + 1].received_at - replies_at[i] for i in range(len(requests) - 1)
+            ]
     system_tokens, tool_tokens = prompt_sizes(ROOT)
     b = statistics.median(base)
     t_wall = statistics.median(w for w, _ in turn)
@@ -129,6 +141,11 @@ def main() -> int:
     print(
         f"response -> next request gap: median {statistics.median(gaps) * 1000:.1f} ms, "
         f"p90 {sorted(gaps)[int(len(gaps) * 0.9)] * 1000:.1f} ms over {len(gaps)} steps"
+    )
+    print(
+        f"response -> next request gap without the OS sandbox: median "
+        f"{statistics.median(bare_gaps) * 1000:.1f} ms, "
+        f"p90 {sorted(bare_gaps)[int(len(bare_gaps) * 0.9)] * 1000:.1f} ms"
     )
     print(
         f"system prompt ~{system_tokens} tokens; tool definitions ~{tool_tokens} tokens "
