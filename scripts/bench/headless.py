@@ -38,8 +38,13 @@ from tests.fake_provider import FakeProvider, SSEReply, ToolCallSpec, anthropic 
 ENV_DROP = ("PYTHONDONTWRITEBYTECODE",)
 
 
+CPU: list[float] = []
+"""CPU seconds (user and system) of each child ``_run`` waited for, with the processes it
+ran and waited for (bash, git, bubblewrap): less disturbed by a busy machine than wall time."""
+
+
 def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one child process."""
+    """Wall seconds and peak RSS (MB) of one child process (its CPU goes to ``CPU``)."""
     start = time.perf_counter()
     process = subprocess.Popen(
         cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -52,6 +57,7 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
         raise SystemExit(f"{' '.join(cmd)} failed ({process.returncode}): {err}")
     if process.stderr:
         process.stderr.close()
+    CPU.append(usage.ru_utime + usage.ru_stime)
     rss_mb = usage.ru_maxrss / 1024.0 if sys.platform != "darwin" else usage.ru_maxrss / 2**20
     return wall, rss_mb
 
@@ -75,6 +81,8 @@ class _Figures:
 
     turn: list[tuple[float, float]] = field(default_factory=list)
     loop: list[tuple[float, float]] = field(default_factory=list)
+    turn_cpu: list[float] = field(default_factory=list)
+    loop_cpu: list[float] = field(default_factory=list)
     gaps: list[float] = field(default_factory=list)
     bare_gaps: list[float] = field(default_factory=list)
 
@@ -108,6 +116,11 @@ def _report(label: str, figures: _Figures, base: float, steps: int) -> None:
     print(
         f"{label}response -> next request gap: median {statistics.median(gaps) * 1000:.1f} ms, "
         f"p90 {gaps[int(len(gaps) * 0.9)] * 1000:.1f} ms over {len(gaps)} steps"
+    )
+    turn_cpu, loop_cpu = statistics.median(figures.turn_cpu), statistics.median(figures.loop_cpu)
+    print(
+        f"{label}CPU (earshot and what it ran): one turn {turn_cpu * 1000:.0f} ms, {steps}-call "
+        f"session {loop_cpu * 1000:.0f} ms, {(loop_cpu - turn_cpu) / steps * 1000:.1f} ms a step"
     )
     print(
         f"{label}response -> next request gap without the OS sandbox: median "
@@ -170,8 +183,10 @@ def main() -> int:
                 got = figures[label]
                 fake.script(anthropic.text_turn("Hello there.", chunks=3))
                 got.turn.append(_run(one_turn, work, build_env))
+                got.turn_cpu.append(CPU[-1])
                 measured, gaps = _gaps(fake, session, replies, work, build_env)
                 got.loop.append(measured)
+                got.loop_cpu.append(CPU[-1])
                 got.gaps += gaps
                 got.bare_gaps += _gaps(fake, unconfined, replies, work, build_env)[1]
     system_tokens, tool_tokens = prompt_sizes(ROOT)
