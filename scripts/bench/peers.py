@@ -1,0 +1,622 @@
+#!/usr/bin/env python3
+"""earshot beside its peers, each against the same scripted fake provider answering instantly.
+
+Agents, a column each (``--agents`` picks; a missing one is left out with a note):
+
+    earshot       the source install running this script (``.venv/bin/earshot``)
+    frozen        the frozen binary (``--frozen``, default ``dist/earshot/earshot`` from
+                  ``scripts/build``; never built here)
+    codex         ``codex exec`` as npm installs it (a node launcher, then the native binary),
+                  model gpt-5.5 through a custom Responses provider; its shell tool
+                  ``exec_command`` {cmd}
+    codex-native  the same native binary started directly, without the node launcher
+    pi            ``pi -p`` with a custom anthropic-messages model; its tool ``bash`` {command}
+    claude        ``claude -p`` with ANTHROPIC_BASE_URL; its tool ``Bash`` {command}
+
+The peers come from the npm registry at pinned versions (``PEERS``), installed with
+``npm install --prefix`` into a cache directory outside the repository (``--cache``, default
+``~/.cache/earshot-bench``), where each agent also gets a fresh HOME holding the config that
+points it at the fake provider and turns off what would reach the network (update checks,
+telemetry, plugin sync). The work directory is a small git repository in the same cache.
+
+Each round runs, for every agent in turn (the order rotates each round; round 0 only warms
+caches): a one-turn run ("hello"), a run of ``--steps`` sequential ``true`` calls through the
+agent's own shell tool, and a one-turn run whose process tree is sampled for RSS. Rows, medians
+over the rounds:
+
+- start -> first model request (ms): from spawning the agent to the fake provider holding its
+  first main-loop request (the body read);
+- one-turn headless run (s), N sequential ``bash true`` calls (s): wall time to exit;
+- median gap between model requests (ms): a main-loop reply fully sent -> the next request
+  received, over the tool-call run (the agent's own cost per step: parse, run ``true``,
+  build and send the next request);
+- peak RSS (MB): the largest sum of RSS over the agent's process tree, sampled every 5 ms
+  during a one-turn run (shared pages count once per process);
+- first request / request after N tools (KB): body bytes as sent.
+
+A request is "main-loop" when it offers the agent's shell tool; any other request (a title,
+a safety check, a model list) is answered at once with a short text and counted in the
+"other requests" row. Nothing here is a test and nothing of it runs in CI.
+
+Usage (from the repository root)::
+
+    .venv/bin/python scripts/bench/peers.py [--runs 5] [--steps 20] [--agents ...]
+                     [--frozen PATH] [--cache DIR] [--show-requests]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.fake_provider import (  # noqa: E402
+    FakeProvider,
+    RawReply,
+    RecordedRequest,
+    Reply,
+    ToolCallSpec,
+    anthropic,
+    openai_responses,
+)
+
+PEERS = {
+    "@openai/codex": "0.171.0",
+    "@mariozechner/pi-coding-agent": "0.73.1",
+    "@anthropic-ai/claude-code": "2.1.332",
+}
+ANTHROPIC_MODEL = "claude-sonnet-4-6"
+CODEX_MODEL = "gpt-5.5"  # in Codex's bundled catalog; its shell tool is exec_command
+KEY = "bench-key"
+TIMEOUT = 300.0
+NAMES = {
+    "earshot": "earshot source",
+    "frozen": "earshot frozen",
+    "codex": "Codex (npm)",
+    "codex-native": "Codex (native)",
+    "pi": "pi",
+    "claude": "Claude Code",
+}
+DROP = ("PYTHONDONTWRITEBYTECODE", "ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "PI_")
+
+
+@dataclass
+class Agent:
+    key: str
+    argv: list[str]  # the prompt is appended
+    wire: str  # "anthropic" or "responses"
+    tool: str
+    tool_args: dict[str, str]
+    env: dict[str, str]
+    version: str = ""
+
+
+@dataclass
+class Samples:
+    first_ms: list[float] = field(default_factory=list)
+    turn_s: list[float] = field(default_factory=list)
+    tools_s: list[float] = field(default_factory=list)
+    gaps_ms: list[float] = field(default_factory=list)
+    rss_mb: list[float] = field(default_factory=list)
+    first_kb: list[float] = field(default_factory=list)
+    last_kb: list[float] = field(default_factory=list)
+    tools_offered: int = 0
+    other_requests: list[int] = field(default_factory=list)
+    error: str = ""
+
+
+# --- installing the peers -------------------------------------------------------------
+
+
+def installed_version(prefix: Path, package: str) -> str | None:
+    manifest = prefix / "node_modules" / package / "package.json"
+    try:
+        version = json.loads(manifest.read_text()).get("version")
+    except (OSError, ValueError):
+        return None
+    return version if isinstance(version, str) else None
+
+
+def install_peers(prefix: Path) -> None:
+    """``npm install`` the pinned peers into ``prefix`` unless they are there already."""
+    if all(installed_version(prefix, p) == v for p, v in PEERS.items()):
+        return
+    if shutil.which("npm") is None:
+        raise SystemExit("peers: npm not found; install Node.js (20 or newer) and npm")
+    prefix.mkdir(parents=True, exist_ok=True)
+    specs = [f"{package}@{version}" for package, version in PEERS.items()]
+    print(f"peers: npm install --prefix {prefix} {' '.join(specs)}", file=sys.stderr)
+    env = {**os.environ, "npm_config_update_notifier": "false", "npm_config_fund": "false"}
+    subprocess.run(
+        ["npm", "install", "--prefix", str(prefix), "--no-audit", "--save-exact", *specs],
+        check=True,
+        env=env,
+        stdout=sys.stderr,
+    )
+
+
+# --- agents and their homes -------------------------------------------------------------
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(DROP)}
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local/share"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_STATE_HOME=str(home / ".local/state"),
+    )
+    return env
+
+
+def _fresh(home: Path) -> Path:
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    return home
+
+
+def _earshot(key: str, exe: str, home: Path, base_url: str) -> Agent:
+    env = _base_env(_fresh(home))
+    env.update(ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=base_url)
+    argv = [exe, "--model", f"anthropic/{ANTHROPIC_MODEL}", "--permission-mode", "yolo", "-p"]
+    return Agent(key, argv, "anthropic", "bash", {"command": "true"}, env)
+
+
+CODEX_CONFIG = """\
+model = "{model}"
+model_provider = "fake"
+# No update check, analytics or feedback upload; the plugin marketplace (on by default)
+# looks up its hosts at start-up.
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[features]
+plugins = false
+
+[model_providers.fake]
+name = "fake provider"
+base_url = "{base_url}/v1"
+env_key = "FAKE_PROVIDER_KEY"
+wire_api = "responses"
+"""
+
+
+def _codex(key: str, exe: Path, home: Path, base_url: str) -> Agent:
+    env = _base_env(_fresh(home))
+    (home / ".codex").mkdir()
+    config = CODEX_CONFIG.format(model=CODEX_MODEL, base_url=base_url)
+    (home / ".codex" / "config.toml").write_text(config)
+    env["FAKE_PROVIDER_KEY"] = KEY
+    argv = [
+        str(exe),
+        "exec",
+        "--strict-config",  # a key this version does not know is an error, not ignored
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+    ]
+    return Agent(key, argv, "responses", "exec_command", {"cmd": "true"}, env)
+
+
+def _pi(exe: Path, home: Path, base_url: str) -> Agent:
+    env = _base_env(_fresh(home))
+    agent_dir = home / ".pi" / "agent"
+    agent_dir.mkdir(parents=True)
+    models = {
+        "providers": {
+            "fake": {
+                "baseUrl": base_url,
+                "api": "anthropic-messages",
+                "apiKey": "FAKE_PROVIDER_KEY",
+                "models": [{"id": ANTHROPIC_MODEL, "contextWindow": 200000, "maxTokens": 32000}],
+            }
+        }
+    }
+    (agent_dir / "models.json").write_text(json.dumps(models, indent=2))
+    env.update(FAKE_PROVIDER_KEY=KEY, PI_OFFLINE="1")  # no update check, no install ping
+    argv = [str(exe), "--provider", "fake", "--model", ANTHROPIC_MODEL, "-p"]
+    return Agent("pi", argv, "anthropic", "bash", {"command": "true"}, env)
+
+
+def _claude(exe: Path, home: Path, base_url: str) -> Agent:
+    env = _base_env(_fresh(home))
+    env.update(
+        ANTHROPIC_API_KEY=KEY,
+        ANTHROPIC_BASE_URL=base_url,
+        # telemetry, error reports, the auto-updater and every other non-essential request
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )
+    argv = [str(exe), "--model", ANTHROPIC_MODEL, "--allowedTools", "Bash", "-p"]
+    return Agent("claude", argv, "anthropic", "Bash", {"command": "true"}, env)
+
+
+def make_agents(
+    wanted: list[str], cache: Path, frozen: Path, base_url: str
+) -> tuple[list[Agent], list[str]]:
+    modules = cache / "peers" / "node_modules"
+    homes = cache / "homes"
+    notes: list[str] = []
+    agents: list[Agent] = []
+    for key in wanted:
+        home = homes / key
+        if key == "earshot":
+            agents.append(
+                _earshot(key, str(Path(sys.executable).with_name("earshot")), home, base_url)
+            )
+        elif key == "frozen":
+            if frozen.is_file():
+                agents.append(_earshot(key, str(frozen), home, base_url))
+            else:
+                notes.append(f"earshot frozen: no binary at {frozen} (scripts/build makes one)")
+        elif key == "codex":
+            agents.append(_codex(key, modules / ".bin" / "codex", home, base_url))
+        elif key == "codex-native":
+            native = next((modules / "@openai").glob("codex-*/vendor/*/bin/codex"), None)
+            if native is None:
+                notes.append("Codex (native): no platform binary under @openai/codex-*")
+            else:
+                agents.append(_codex(key, native, home, base_url))
+        elif key == "pi":
+            agents.append(_pi(modules / ".bin" / "pi", home, base_url))
+        elif key == "claude":
+            agents.append(_claude(modules / ".bin" / "claude", home, base_url))
+        else:
+            raise SystemExit(f"peers: unknown agent {key!r} (one of {', '.join(NAMES)})")
+    for agent in agents:
+        agent.version = _version(agent)
+    return agents, notes
+
+
+def _version(agent: Agent) -> str:
+    done = subprocess.run(
+        [agent.argv[0], "--version"],
+        capture_output=True,
+        text=True,
+        env=agent.env,
+        check=False,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    lines = (done.stdout or done.stderr).strip().splitlines()
+    return lines[-1].strip() if lines else "?"
+
+
+# --- what the fake provider sees --------------------------------------------------------
+
+
+def _body(request: RecordedRequest) -> dict[str, object]:
+    try:
+        value = json.loads(request.body)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _tool_names(request: RecordedRequest) -> list[str]:
+    tools = _body(request).get("tools")
+    if not isinstance(tools, list):
+        return []
+    return [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+
+
+def _is_main(agent: Agent, request: RecordedRequest) -> bool:
+    return agent.tool in _tool_names(request)
+
+
+def _text_reply(agent: Agent, text: str) -> Reply:
+    if agent.wire == "responses":
+        return openai_responses.text_turn(text, chunks=3)
+    return anthropic.text_turn(text, chunks=3)
+
+
+def _tool_reply(agent: Agent, n: int) -> Reply:
+    call = ToolCallSpec(f"call_{n:02d}", agent.tool, dict(agent.tool_args))
+    if agent.wire == "responses":
+        return openai_responses.tool_calls_turn([call])
+    return anthropic.tool_calls_turn([call])
+
+
+def _side_reply(agent: Agent, request: RecordedRequest) -> Reply:
+    if request.method == "POST" and request.path.endswith(("/messages", "/responses")):
+        return _text_reply(agent, "ok")
+    return RawReply.json(404, {"error": {"type": "not_found_error", "message": "not here"}})
+
+
+def _tool_results(agent: Agent, request: RecordedRequest) -> tuple[int, int]:
+    """Tool results in a request's history, and how many of them are marked as errors."""
+    body = _body(request)
+    results = errors = 0
+    if agent.wire == "responses":
+        items = body.get("input")
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and item.get("type") == "function_call_output":
+                results += 1
+        return results, errors
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                results += 1
+                errors += block.get("is_error") is True
+    return results, errors
+
+
+# --- running one agent once -------------------------------------------------------------
+
+
+def _tree_rss(root: int) -> int:
+    """Sum of RSS (bytes) over ``root`` and its descendants."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
+            for task in os.listdir(f"/proc/{pid}/task"):
+                todo += [
+                    int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+                ]
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+class Run:
+    """One agent process: spawned with the prompt, its requests counted from ``before``."""
+
+    def __init__(self, agent: Agent, fake: FakeProvider, work: Path, prompt: str) -> None:
+        self.agent, self.fake = agent, fake
+        self.before = len(fake.requests)
+        self.peak = 0
+        self.start = time.perf_counter()
+        self.process = subprocess.Popen(
+            [*agent.argv, prompt],
+            cwd=work,
+            env=agent.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def wait(self, sample_rss: bool = False) -> float:
+        stop = threading.Event()
+        sampler = threading.Thread(target=self._sample, args=(stop,), daemon=True)
+        if sample_rss:
+            sampler.start()
+        try:
+            output, _ = self.process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, 9)
+            self.process.communicate()
+            raise RuntimeError(f"timed out after {TIMEOUT:.0f} s") from None
+        finally:
+            stop.set()
+        wall = time.perf_counter() - self.start
+        if sample_rss:
+            sampler.join()
+        if self.process.returncode != 0:
+            tail = output.decode(errors="replace").strip()[-600:]
+            raise RuntimeError(f"exit {self.process.returncode}: {tail}")
+        return wall
+
+    def _sample(self, stop: threading.Event) -> None:
+        while not stop.wait(0.005):
+            self.peak = max(self.peak, _tree_rss(self.process.pid))
+
+    def main_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.fake.requests[self.before :] if _is_main(self.agent, r)]
+
+    def other_requests(self) -> int:
+        return len(self.fake.requests[self.before :]) - len(self.main_requests())
+
+
+class Script:
+    """Answers an agent's main-loop requests in order and every other request at once."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.replies: deque[Reply] = deque()
+        self.lock = threading.Lock()
+
+    def set(self, *replies: Reply) -> None:
+        with self.lock:
+            self.replies = deque(replies)
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        if not _is_main(self.agent, request):
+            return _side_reply(self.agent, request)
+        with self.lock:
+            if self.replies:
+                return self.replies.popleft()
+        return RawReply.json(500, {"error": {"type": "api_error", "message": "script ran out"}})
+
+
+def one_round(
+    agent: Agent, fake: FakeProvider, work: Path, steps: int, samples: Samples, show: bool
+) -> None:
+    script = Script(agent)
+    fake.responder = script
+    # one turn
+    script.set(_text_reply(agent, "Hello there."))
+    run = Run(agent, fake, work, "hello")
+    wall = run.wait()
+    main = run.main_requests()
+    if not main:
+        raise RuntimeError(f"no request offered the tool {agent.tool!r}: {_seen(fake, run)}")
+    samples.first_ms.append((main[0].received_at - run.start) * 1000)
+    samples.turn_s.append(wall)
+    samples.first_kb.append(len(main[0].body) / 1000)
+    samples.tools_offered = len(_tool_names(main[0]))
+    others = run.other_requests()
+    if show:
+        _show(agent, fake, run)
+    # the tool-call run
+    script.set(*(_tool_reply(agent, n) for n in range(steps)), _text_reply(agent, "done"))
+    run = Run(agent, fake, work, f"run `true` {steps} times, one call at a time")
+    wall = run.wait()
+    main = run.main_requests()
+    results, errors = _tool_results(agent, main[-1]) if main else (0, 0)
+    if len(main) != steps + 1 or results != steps or errors:
+        raise RuntimeError(
+            f"tool run: {len(main)} main requests, {results} tool results ({errors} errors), "
+            f"expected {steps + 1} and {steps}; {_seen(fake, run)}"
+        )
+    sent = {id(request): at for request, at in fake.answered}
+    samples.gaps_ms += [
+        (later.received_at - sent[id(earlier)]) * 1000 for earlier, later in pairwise(main)
+    ]
+    samples.tools_s.append(wall)
+    samples.last_kb.append(len(main[-1].body) / 1000)
+    samples.other_requests.append(others + run.other_requests())
+    if show:
+        _show(agent, fake, run)
+    # peak RSS of one turn, sampled
+    script.set(_text_reply(agent, "Hello there."))
+    run = Run(agent, fake, work, "hello")
+    run.wait(sample_rss=True)
+    samples.rss_mb.append(run.peak / 2**20)
+
+
+def _seen(fake: FakeProvider, run: Run) -> str:
+    seen = [f"{r.method} {r.path} tools={_tool_names(r)[:12]}" for r in fake.requests[run.before :]]
+    return "requests: " + ("; ".join(seen) or "none")
+
+
+def _show(agent: Agent, fake: FakeProvider, run: Run) -> None:
+    for request in fake.requests[run.before :]:
+        kind = "main " if _is_main(agent, request) else "other"
+        print(
+            f"  [{agent.key}] {kind} {request.method} {request.path} {len(request.body)} B "
+            f"tools={len(_tool_names(request))} results={_tool_results(agent, request)}",
+            file=sys.stderr,
+        )
+
+
+# --- the table --------------------------------------------------------------------------
+
+
+def _median(values: list[float], fmt: str) -> str:
+    return format(statistics.median(values), fmt) if values else "-"
+
+
+ROWS: list[tuple[str, Callable[[Samples], str]]] = [
+    ("start -> first model request, ms", lambda s: _median(s.first_ms, ",.0f")),
+    ("one-turn headless run, s", lambda s: _median(s.turn_s, ".2f")),
+    ("{steps} sequential `bash true` calls, s", lambda s: _median(s.tools_s, ".2f")),
+    ("median gap between model requests, ms", lambda s: _median(s.gaps_ms, ".1f")),
+    ("peak RSS (process tree, one turn), MB", lambda s: _median(s.rss_mb, ".0f")),
+    (
+        "first request / after {steps} tools, KB",
+        lambda s: f"{_median(s.first_kb, '.1f')} / {_median(s.last_kb, '.1f')}",
+    ),
+    ("tools offered", lambda s: str(s.tools_offered or "-")),
+    (
+        "other requests per turn + tool run",
+        lambda s: _median([float(n) for n in s.other_requests], ".0f"),
+    ),
+]
+
+
+def render(agents: list[Agent], results: dict[str, Samples], steps: int) -> str:
+    head = ["measure", *(NAMES[a.key] for a in agents)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for label, cell in ROWS:
+        values = [cell(results[a.key]) if not results[a.key].error else "failed" for a in agents]
+        lines.append("| " + " | ".join([label.format(steps=steps), *values]) + " |")
+    return "\n".join(lines)
+
+
+def make_work(cache: Path) -> Path:
+    work = _fresh(cache / "work")
+    (work / "README.md").write_text("# bench\n\nA small repository for the peers benchmark.\n")
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    subprocess.run([*git, "init", "-q"], cwd=work, check=True)
+    subprocess.run([*git, "add", "."], cwd=work, check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], cwd=work, check=True)
+    return work
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="measured rounds (after a warm-up)")
+    parser.add_argument("--steps", type=int, default=20, help="`true` calls in the tool run")
+    parser.add_argument("--agents", default=",".join(NAMES), help="comma-separated keys")
+    parser.add_argument("--frozen", default=str(ROOT / "dist" / "earshot" / "earshot"))
+    parser.add_argument(
+        "--cache",
+        default=str(
+            Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "earshot-bench"
+        ),
+        help="where the peers are installed and the homes and work tree live (outside the repo)",
+    )
+    parser.add_argument("--show-requests", action="store_true", help="list each request seen")
+    args = parser.parse_args(argv)
+    cache = Path(args.cache).resolve()
+    if cache.is_relative_to(ROOT):
+        raise SystemExit(f"peers: --cache {cache} is inside the repository; pick another")
+    wanted = [k.strip() for k in args.agents.split(",") if k.strip()]
+    if any(k in wanted for k in ("codex", "codex-native", "pi", "claude")):
+        install_peers(cache / "peers")
+    work = make_work(cache)
+    with FakeProvider() as fake:
+        agents, notes = make_agents(wanted, cache, Path(args.frozen), fake.base_url)
+        results = {a.key: Samples() for a in agents}
+        for n in range(args.runs + 1):
+            order = agents[n % len(agents) :] + agents[: n % len(agents)]
+            for agent in order:
+                samples = results[agent.key]
+                if samples.error:
+                    continue
+                scratch = Samples()
+                try:
+                    one_round(
+                        agent,
+                        fake,
+                        work,
+                        args.steps,
+                        scratch if n == 0 else samples,
+                        args.show_requests and n == 0,
+                    )
+                except (RuntimeError, OSError) as exc:
+                    samples.error = str(exc)
+                    print(f"peers: {NAMES[agent.key]} failed: {exc}", file=sys.stderr)
+            print(f"peers: round {n}/{args.runs} done", file=sys.stderr)
+    print(
+        f"{os.cpu_count()} CPUs, {args.runs} interleaved rounds after a warm-up, "
+        f"medians; fake provider on loopback answering at once"
+    )
+    for agent in agents:
+        print(f"  {NAMES[agent.key]}: {' '.join(agent.argv[:1])} -> {agent.version}")
+    print()
+    print(render(agents, results, args.steps))
+    for agent in agents:
+        if results[agent.key].error:
+            notes.append(f"{NAMES[agent.key]} failed: {results[agent.key].error}")
+    for note in notes:
+        print(f"note: {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
