@@ -11,7 +11,8 @@ Agents, a column each (``--agents`` picks; a missing one is left out with a note
                   ``exec_command`` {cmd}
     codex-native  the same native binary started directly, without the node launcher
     pi            ``pi -p`` with a custom anthropic-messages model; its tool ``bash`` {command}
-    claude        ``claude -p`` with ANTHROPIC_BASE_URL; its tool ``Bash`` {command}
+    claude        ``claude -p`` with ANTHROPIC_BASE_URL and its default model (``--claude-model``
+                  picks another); its tool ``Bash`` {command}
 
 The peers come from the npm registry at pinned versions (``PEERS``), installed with
 ``npm install --prefix`` into a cache directory outside the repository (``--cache``, default
@@ -237,7 +238,7 @@ def _pi(exe: Path, home: Path, base_url: str) -> Agent:
     return Agent("pi", argv, "anthropic", "bash", {"command": "true"}, env)
 
 
-def _claude(exe: Path, home: Path, base_url: str) -> Agent:
+def _claude(exe: Path, home: Path, base_url: str, model: str) -> Agent:
     env = _base_env(_fresh(home))
     env.update(
         ANTHROPIC_API_KEY=KEY,
@@ -245,12 +246,12 @@ def _claude(exe: Path, home: Path, base_url: str) -> Agent:
         # telemetry, error reports, the auto-updater and every other non-essential request
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
     )
-    argv = [str(exe), "--model", ANTHROPIC_MODEL, "--allowedTools", "Bash", "-p"]
+    argv = [str(exe), *(["--model", model] if model else []), "--allowedTools", "Bash", "-p"]
     return Agent("claude", argv, "anthropic", "Bash", {"command": "true"}, env)
 
 
 def make_agents(
-    wanted: list[str], cache: Path, frozen: Path, base_url: str
+    wanted: list[str], cache: Path, frozen: Path, base_url: str, claude_model: str
 ) -> tuple[list[Agent], list[str]]:
     modules = cache / "peers" / "node_modules"
     homes = cache / "homes"
@@ -278,7 +279,7 @@ def make_agents(
         elif key == "pi":
             agents.append(_pi(modules / ".bin" / "pi", home, base_url))
         elif key == "claude":
-            agents.append(_claude(modules / ".bin" / "claude", home, base_url))
+            agents.append(_claude(modules / ".bin" / "claude", home, base_url, claude_model))
         else:
             raise SystemExit(f"peers: unknown agent {key!r} (one of {', '.join(NAMES)})")
     for agent in agents:
@@ -341,16 +342,27 @@ def _side_reply(agent: Agent, request: RecordedRequest) -> Reply:
     return RawReply.json(404, {"error": {"type": "not_found_error", "message": "not here"}})
 
 
-def _tool_results(agent: Agent, request: RecordedRequest) -> tuple[int, int]:
-    """Tool results in a request's history, and how many of them are marked as errors."""
+def _text_of(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return " ".join(_text_of(v.get("text")) for v in value if isinstance(v, dict))
+    return ""
+
+
+def _tool_results(agent: Agent, request: RecordedRequest) -> tuple[int, int, str]:
+    """Tool results in a request's history, how many are marked as errors, the last one's
+    text."""
     body = _body(request)
     results = errors = 0
+    last = ""
     if agent.wire == "responses":
         items = body.get("input")
         for item in items if isinstance(items, list) else []:
             if isinstance(item, dict) and item.get("type") == "function_call_output":
                 results += 1
-        return results, errors
+                last = _text_of(item.get("output"))
+        return results, errors, last
     messages = body.get("messages")
     for message in messages if isinstance(messages, list) else []:
         content = message.get("content") if isinstance(message, dict) else None
@@ -358,7 +370,8 @@ def _tool_results(agent: Agent, request: RecordedRequest) -> tuple[int, int]:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 results += 1
                 errors += block.get("is_error") is True
-    return results, errors
+                last = _text_of(block.get("content"))
+    return results, errors, last
 
 
 # --- running one agent once -------------------------------------------------------------
@@ -476,7 +489,7 @@ def one_round(
     run = Run(agent, fake, work, f"run `true` {steps} times, one call at a time")
     wall = run.wait()
     main = run.main_requests()
-    results, errors = _tool_results(agent, main[-1]) if main else (0, 0)
+    results, errors, _ = _tool_results(agent, main[-1]) if main else (0, 0, "")
     if len(main) != steps + 1 or results != steps or errors:
         raise RuntimeError(
             f"tool run: {len(main)} main requests, {results} tool results ({errors} errors), "
@@ -506,9 +519,11 @@ def _seen(fake: FakeProvider, run: Run) -> str:
 def _show(agent: Agent, fake: FakeProvider, run: Run) -> None:
     for request in fake.requests[run.before :]:
         kind = "main " if _is_main(agent, request) else "other"
+        results, errors, last = _tool_results(agent, request)
         print(
-            f"  [{agent.key}] {kind} {request.method} {request.path} {len(request.body)} B "
-            f"tools={len(_tool_names(request))} results={_tool_results(agent, request)}",
+            f"  [{agent.key}] {kind} {request.method} {request.path} {len(request.body)} B, "
+            f"{len(_tool_names(request))} tools, {results} results ({errors} errors), "
+            f"last {last[:160]!r}",
             file=sys.stderr,
         )
 
@@ -570,6 +585,12 @@ def main(argv: list[str] | None = None) -> int:
         ),
         help="where the peers are installed and the homes and work tree live (outside the repo)",
     )
+    parser.add_argument(
+        "--claude-model",
+        default="",
+        help="a --model for Claude Code (default: its own default model; its system prompt "
+        "and tool texts differ per model)",
+    )
     parser.add_argument("--show-requests", action="store_true", help="list each request seen")
     args = parser.parse_args(argv)
     cache = Path(args.cache).resolve()
@@ -579,8 +600,11 @@ def main(argv: list[str] | None = None) -> int:
     if any(k in wanted for k in ("codex", "codex-native", "pi", "claude")):
         install_peers(cache / "peers")
     work = make_work(cache)
+    load = os.getloadavg()
     with FakeProvider() as fake:
-        agents, notes = make_agents(wanted, cache, Path(args.frozen), fake.base_url)
+        agents, notes = make_agents(
+            wanted, cache, Path(args.frozen), fake.base_url, args.claude_model
+        )
         results = {a.key: Samples() for a in agents}
         for n in range(args.runs + 1):
             order = agents[n % len(agents) :] + agents[: n % len(agents)]
@@ -602,9 +626,11 @@ def main(argv: list[str] | None = None) -> int:
                     samples.error = str(exc)
                     print(f"peers: {NAMES[agent.key]} failed: {exc}", file=sys.stderr)
             print(f"peers: round {n}/{args.runs} done", file=sys.stderr)
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False)
     print(
-        f"{os.cpu_count()} CPUs, {args.runs} interleaved rounds after a warm-up, "
-        f"medians; fake provider on loopback answering at once"
+        f"{os.cpu_count()} CPUs, load average {load[0]:.1f} before and {os.getloadavg()[0]:.1f} "
+        f"after; node {node.stdout.strip()}; {args.runs} interleaved rounds after a warm-up, "
+        "medians; the fake provider on loopback answering at once"
     )
     for agent in agents:
         print(f"  {NAMES[agent.key]}: {' '.join(agent.argv[:1])} -> {agent.version}")
