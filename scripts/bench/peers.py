@@ -626,11 +626,13 @@ def main(argv: list[str] | None = None) -> int:
                     samples.error = str(exc)
                     print(f"peers: {NAMES[agent.key]} failed: {exc}", file=sys.stderr)
             print(f"peers: round {n}/{args.runs} done", file=sys.stderr)
-    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False)
+    node = "absent"
+    if shutil.which("node"):
+        node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout
     print(
-        f"{os.cpu_count()} CPUs, load average {load[0]:.1f} before and {os.getloadavg()[0]:.1f} "
-        f"after; node {node.stdout.strip()}; {args.runs} interleaved rounds after a warm-up, "
-        "medians; the fake provider on loopback answering at once"
+        f"{os.cpu_count()} CPUs, load average {load[0]:.1f} before and "
+        f"{os.getloadavg()[0]:.1f} after; node {node.strip()}; {args.runs} interleaved rounds "
+        "after a warm-up, medians; the fake provider on loopback answering at once"
     )
     for agent in agents:
         print(f"  {NAMES[agent.key]}: {' '.join(agent.argv[:1])} -> {agent.version}")
