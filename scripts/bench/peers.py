@@ -1,48 +1,18 @@
 #!/usr/bin/env python3
-"""earshot beside its peers, each against the same scripted fake provider answering instantly.
+"""earshot beside Codex, pi and Claude Code, each against the same fake provider.
 
-Agents, a column each (``--agents`` picks; a missing one is left out with a note):
-
-    earshot       the source install running this script (``.venv/bin/earshot``)
-    frozen        the frozen binary (``--frozen``, default ``dist/earshot/earshot`` from
-                  ``scripts/build``; never built here)
-    codex         ``codex exec`` as npm installs it (a node launcher, then the native binary),
-                  model gpt-5.5 through a custom Responses provider; its shell tool
-                  ``exec_command`` {cmd}
-    codex-native  the same native binary started directly, without the node launcher
-    pi            ``pi -p`` with a custom anthropic-messages model; its tool ``bash`` {command}
-    claude        ``claude -p`` with ANTHROPIC_BASE_URL and its default model (``--claude-model``
-                  picks another); its tool ``Bash`` {command}
-
-The peers come from the npm registry at pinned versions (``PEERS``), installed with
-``npm install --prefix`` into a cache directory outside the repository (``--cache``, default
-``~/.cache/earshot-bench``), where each agent also gets a fresh HOME holding the config that
-points it at the fake provider and turns off what would reach the network (update checks,
-telemetry, plugin sync). The work directory is a small git repository in the same cache.
-
-Each round runs, for every agent in turn (the order rotates each round; round 0 only warms
-caches): a one-turn run ("hello"), a run of ``--steps`` sequential ``true`` calls through the
-agent's own shell tool, and a one-turn run whose process tree is sampled for RSS. Rows, medians
-over the rounds:
-
-- start -> first model request (ms): from spawning the agent to the fake provider holding its
-  first main-loop request (the body read);
-- one-turn headless run (s), N sequential ``bash true`` calls (s): wall time to exit;
-- median gap between model requests (ms): a main-loop reply fully sent -> the next request
-  received, over the tool-call run (the agent's own cost per step: parse, run ``true``,
-  build and send the next request);
-- peak RSS (MB): the largest sum of RSS over the agent's process tree, sampled every 5 ms
-  during a one-turn run (shared pages count once per process);
-- first request / request after N tools (KB): body bytes as sent.
-
-A request is "main-loop" when it offers the agent's shell tool; any other request (a title,
-a safety check, a model list) is answered at once with a short text and counted in the
-"other requests" row. Nothing here is a test and nothing of it runs in CI.
+Installs the peers from npm at the versions pinned in ``PEERS`` into a cache outside the
+repository, gives each agent a fresh HOME there whose config points it at the fake provider
+(``tests/fake_provider``, on loopback, answering at once) and turns off whatever would reach
+the network, then runs every agent in turn, round after round: one turn, ``--steps``
+sequential ``true`` calls through the agent's own shell tool, and one turn with its process
+tree sampled for RSS. Prints one table of medians. scripts/bench/README.md has the set-up
+of each agent and what each row measures. Run by hand; never in CI.
 
 Usage (from the repository root)::
 
     .venv/bin/python scripts/bench/peers.py [--runs 5] [--steps 20] [--agents ...]
-                     [--frozen PATH] [--cache DIR] [--show-requests]
+                     [--frozen PATH] [--cache DIR] [--claude-model M] [--show-requests]
 """
 
 from __future__ import annotations
@@ -63,7 +33,9 @@ from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts" / "bench")]
+
+from peers_setup import NAMES, Agent, install_peers, make_agents, make_work  # noqa: E402
 
 from tests.fake_provider import (  # noqa: E402
     FakeProvider,
@@ -75,35 +47,7 @@ from tests.fake_provider import (  # noqa: E402
     openai_responses,
 )
 
-PEERS = {
-    "@openai/codex": "0.171.0",
-    "@mariozechner/pi-coding-agent": "0.73.1",
-    "@anthropic-ai/claude-code": "2.1.332",
-}
-ANTHROPIC_MODEL = "claude-sonnet-4-6"
-CODEX_MODEL = "gpt-5.5"  # in Codex's bundled catalog; its shell tool is exec_command
-KEY = "bench-key"
 TIMEOUT = 300.0
-NAMES = {
-    "earshot": "earshot source",
-    "frozen": "earshot frozen",
-    "codex": "Codex (npm)",
-    "codex-native": "Codex (native)",
-    "pi": "pi",
-    "claude": "Claude Code",
-}
-DROP = ("PYTHONDONTWRITEBYTECODE", "ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "PI_")
-
-
-@dataclass
-class Agent:
-    key: str
-    argv: list[str]  # the prompt is appended
-    wire: str  # "anthropic" or "responses"
-    tool: str
-    tool_args: dict[str, str]
-    env: dict[str, str]
-    version: str = ""
 
 
 @dataclass
@@ -118,187 +62,6 @@ class Samples:
     tools_offered: int = 0
     other_requests: list[int] = field(default_factory=list)
     error: str = ""
-
-
-# --- installing the peers -------------------------------------------------------------
-
-
-def installed_version(prefix: Path, package: str) -> str | None:
-    manifest = prefix / "node_modules" / package / "package.json"
-    try:
-        version = json.loads(manifest.read_text()).get("version")
-    except (OSError, ValueError):
-        return None
-    return version if isinstance(version, str) else None
-
-
-def install_peers(prefix: Path) -> None:
-    """``npm install`` the pinned peers into ``prefix`` unless they are there already."""
-    if all(installed_version(prefix, p) == v for p, v in PEERS.items()):
-        return
-    if shutil.which("npm") is None:
-        raise SystemExit("peers: npm not found; install Node.js (20 or newer) and npm")
-    prefix.mkdir(parents=True, exist_ok=True)
-    specs = [f"{package}@{version}" for package, version in PEERS.items()]
-    print(f"peers: npm install --prefix {prefix} {' '.join(specs)}", file=sys.stderr)
-    env = {**os.environ, "npm_config_update_notifier": "false", "npm_config_fund": "false"}
-    subprocess.run(
-        ["npm", "install", "--prefix", str(prefix), "--no-audit", "--save-exact", *specs],
-        check=True,
-        env=env,
-        stdout=sys.stderr,
-    )
-
-
-# --- agents and their homes -------------------------------------------------------------
-
-
-def _base_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(DROP)}
-    env.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_DATA_HOME=str(home / ".local/share"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        XDG_STATE_HOME=str(home / ".local/state"),
-    )
-    return env
-
-
-def _fresh(home: Path) -> Path:
-    shutil.rmtree(home, ignore_errors=True)
-    home.mkdir(parents=True)
-    return home
-
-
-def _earshot(key: str, exe: str, home: Path, base_url: str) -> Agent:
-    env = _base_env(_fresh(home))
-    env.update(ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=base_url)
-    argv = [exe, "--model", f"anthropic/{ANTHROPIC_MODEL}", "--permission-mode", "yolo", "-p"]
-    return Agent(key, argv, "anthropic", "bash", {"command": "true"}, env)
-
-
-CODEX_CONFIG = """\
-model = "{model}"
-model_provider = "fake"
-# No update check, analytics or feedback upload; the plugin marketplace (on by default)
-# looks up its hosts at start-up.
-check_for_update_on_startup = false
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[features]
-plugins = false
-
-[model_providers.fake]
-name = "fake provider"
-base_url = "{base_url}/v1"
-env_key = "FAKE_PROVIDER_KEY"
-wire_api = "responses"
-"""
-
-
-def _codex(key: str, exe: Path, home: Path, base_url: str) -> Agent:
-    env = _base_env(_fresh(home))
-    (home / ".codex").mkdir()
-    config = CODEX_CONFIG.format(model=CODEX_MODEL, base_url=base_url)
-    (home / ".codex" / "config.toml").write_text(config)
-    env["FAKE_PROVIDER_KEY"] = KEY
-    argv = [
-        str(exe),
-        "exec",
-        "--strict-config",  # a key this version does not know is an error, not ignored
-        "--skip-git-repo-check",
-        "--dangerously-bypass-approvals-and-sandbox",
-    ]
-    return Agent(key, argv, "responses", "exec_command", {"cmd": "true"}, env)
-
-
-def _pi(exe: Path, home: Path, base_url: str) -> Agent:
-    env = _base_env(_fresh(home))
-    agent_dir = home / ".pi" / "agent"
-    agent_dir.mkdir(parents=True)
-    models = {
-        "providers": {
-            "fake": {
-                "baseUrl": base_url,
-                "api": "anthropic-messages",
-                "apiKey": "FAKE_PROVIDER_KEY",
-                "models": [{"id": ANTHROPIC_MODEL, "contextWindow": 200000, "maxTokens": 32000}],
-            }
-        }
-    }
-    (agent_dir / "models.json").write_text(json.dumps(models, indent=2))
-    env.update(FAKE_PROVIDER_KEY=KEY, PI_OFFLINE="1")  # no update check, no install ping
-    argv = [str(exe), "--provider", "fake", "--model", ANTHROPIC_MODEL, "-p"]
-    return Agent("pi", argv, "anthropic", "bash", {"command": "true"}, env)
-
-
-def _claude(exe: Path, home: Path, base_url: str, model: str) -> Agent:
-    env = _base_env(_fresh(home))
-    env.update(
-        ANTHROPIC_API_KEY=KEY,
-        ANTHROPIC_BASE_URL=base_url,
-        # telemetry, error reports, the auto-updater and every other non-essential request
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-    )
-    argv = [str(exe), *(["--model", model] if model else []), "--allowedTools", "Bash", "-p"]
-    return Agent("claude", argv, "anthropic", "Bash", {"command": "true"}, env)
-
-
-def make_agents(
-    wanted: list[str], cache: Path, frozen: Path, base_url: str, claude_model: str
-) -> tuple[list[Agent], list[str]]:
-    modules = cache / "peers" / "node_modules"
-    homes = cache / "homes"
-    notes: list[str] = []
-    agents: list[Agent] = []
-    for key in wanted:
-        home = homes / key
-        if key == "earshot":
-            agents.append(
-                _earshot(key, str(Path(sys.executable).with_name("earshot")), home, base_url)
-            )
-        elif key == "frozen":
-            if frozen.is_file():
-                agents.append(_earshot(key, str(frozen), home, base_url))
-            else:
-                notes.append(f"earshot frozen: no binary at {frozen} (scripts/build makes one)")
-        elif key == "codex":
-            agents.append(_codex(key, modules / ".bin" / "codex", home, base_url))
-        elif key == "codex-native":
-            native = next((modules / "@openai").glob("codex-*/vendor/*/bin/codex"), None)
-            if native is None:
-                notes.append("Codex (native): no platform binary under @openai/codex-*")
-            else:
-                agents.append(_codex(key, native, home, base_url))
-        elif key == "pi":
-            agents.append(_pi(modules / ".bin" / "pi", home, base_url))
-        elif key == "claude":
-            agents.append(_claude(modules / ".bin" / "claude", home, base_url, claude_model))
-        else:
-            raise SystemExit(f"peers: unknown agent {key!r} (one of {', '.join(NAMES)})")
-    for agent in agents:
-        agent.version = _version(agent)
-    return agents, notes
-
-
-def _version(agent: Agent) -> str:
-    done = subprocess.run(
-        [agent.argv[0], "--version"],
-        capture_output=True,
-        text=True,
-        env=agent.env,
-        check=False,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    lines = (done.stdout or done.stderr).strip().splitlines()
-    return lines[-1].strip() if lines else "?"
 
 
 # --- what the fake provider sees --------------------------------------------------------
@@ -378,17 +141,20 @@ def _tool_results(agent: Agent, request: RecordedRequest) -> tuple[int, int, str
 
 
 def _tree_rss(root: int) -> int:
-    """Sum of RSS (bytes) over ``root`` and its descendants."""
+    """Sum of RSS (bytes) over ``root`` and its descendants. A child whose command line is
+    still its parent's has forked and not yet exec'd: its pages are the parent's, not counted.
+    """
     page = os.sysconf("SC_PAGE_SIZE")
-    total, todo = 0, [root]
+    total, todo = 0, [(root, b"")]
     while todo:
-        pid = todo.pop()
+        pid, parent_cmdline = todo.pop()
         try:
-            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if cmdline != parent_cmdline:
+                total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
             for task in os.listdir(f"/proc/{pid}/task"):
-                todo += [
-                    int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()
-                ]
+                children = Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+                todo += [(int(child), cmdline) for child in children]
         except (OSError, ValueError):
             continue
     return total
@@ -560,16 +326,6 @@ def render(agents: list[Agent], results: dict[str, Samples], steps: int) -> str:
         values = [cell(results[a.key]) if not results[a.key].error else "failed" for a in agents]
         lines.append("| " + " | ".join([label.format(steps=steps), *values]) + " |")
     return "\n".join(lines)
-
-
-def make_work(cache: Path) -> Path:
-    work = _fresh(cache / "work")
-    (work / "README.md").write_text("# bench\n\nA small repository for the peers benchmark.\n")
-    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
-    subprocess.run([*git, "init", "-q"], cwd=work, check=True)
-    subprocess.run([*git, "add", "."], cwd=work, check=True)
-    subprocess.run([*git, "commit", "-qm", "start"], cwd=work, check=True)
-    return work
 
 
 def main(argv: list[str] | None = None) -> int:
