@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -54,6 +55,8 @@ TIMEOUT = 300.0
 class Samples:
     first_ms: list[float] = field(default_factory=list)
     turn_s: list[float] = field(default_factory=list)
+    turn_cpu: list[float] = field(default_factory=list)
+    tools_cpu: list[float] = field(default_factory=list)
     tools_s: list[float] = field(default_factory=list)
     gaps_ms: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
@@ -167,6 +170,8 @@ class Run:
         self.agent, self.fake = agent, fake
         self.before = len(fake.requests)
         self.peak = 0
+        self.cpu = 0.0  # user + system seconds of the tree, once it has exited
+        self.usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.start = time.perf_counter()
         self.process = subprocess.Popen(
             [*agent.argv, prompt],
@@ -192,6 +197,9 @@ class Run:
         finally:
             stop.set()
         wall = time.perf_counter() - self.start
+        # Children reaped by their parents count too; anything left to init does not.
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.cpu = sum(getattr(usage, f) - getattr(self.usage, f) for f in ("ru_utime", "ru_stime"))
         if sample_rss:
             sampler.join()
         if self.process.returncode != 0:
@@ -245,6 +253,7 @@ def one_round(
         raise RuntimeError(f"no request offered the tool {agent.tool!r}: {_seen(fake, run)}")
     samples.first_ms.append((main[0].received_at - run.start) * 1000)
     samples.turn_s.append(wall)
+    samples.turn_cpu.append(run.cpu)
     samples.first_kb.append(len(main[0].body) / 1000)
     samples.tools_offered = len(_tool_names(main[0]))
     others = run.other_requests()
@@ -266,6 +275,7 @@ def one_round(
         (later.received_at - sent[id(earlier)]) * 1000 for earlier, later in pairwise(main)
     ]
     samples.tools_s.append(wall)
+    samples.tools_cpu.append(run.cpu)
     samples.last_kb.append(len(main[-1].body) / 1000)
     samples.other_requests.append(others + run.other_requests())
     if show:
@@ -305,6 +315,8 @@ ROWS: list[tuple[str, Callable[[Samples], str]]] = [
     ("start -> first model request, ms", lambda s: _median(s.first_ms, ",.0f")),
     ("one-turn headless run, s", lambda s: _median(s.turn_s, ".2f")),
     ("{steps} sequential `bash true` calls, s", lambda s: _median(s.tools_s, ".2f")),
+    ("CPU (user + system) of one turn, s", lambda s: _median(s.turn_cpu, ".2f")),
+    ("CPU of the {steps} calls, s", lambda s: _median(s.tools_cpu, ".2f")),
     ("median gap between model requests, ms", lambda s: _median(s.gaps_ms, ".1f")),
     ("peak RSS (process tree, one turn), MB", lambda s: _median(s.rss_mb, ".0f")),
     (
