@@ -193,6 +193,11 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = 30.0
+    disable_nagle_algorithm = True
+    """Each chunk leaves at once, as a provider's streaming server sends it: with Nagle on,
+    a chunk written before the client acknowledged the one before waits for that
+    acknowledgement (up to the client's delayed-ACK timer, 40 ms on Linux), which the
+    timings measured against this server would count as the client's."""
     server: _Server
 
     def do_POST(self) -> None:
