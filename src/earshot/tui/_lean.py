@@ -31,11 +31,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from importlib.abc import Loader
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from importlib.abc import Loader  # at run time it imports importlib.resources, tempfile
+
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindingsBase
 

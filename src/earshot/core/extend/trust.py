@@ -12,12 +12,11 @@ The store is written by ``earshot trust`` (``earshot.mcp.trust``, which uses the
 definitions and digest): one yes covers the project's MCP servers and its hooks, and a
 change to any of them makes the project untrusted again. It lives in core because the
 session decides here whether project hooks run. ``project_files`` needs no JSON library:
-the interactive UI asks it before its first paint (msgspec loads when a file is read).
+the interactive UI asks it before its first paint (msgspec and hashlib load when needed).
 """
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from earshot._base.dirs import config_dir
@@ -71,6 +70,8 @@ def trust_file() -> Path:
 
 
 def digest(defined: JSONObject) -> str:
+    import hashlib
+
     import msgspec
 
     canonical = msgspec.json.encode(defined, order="sorted")
