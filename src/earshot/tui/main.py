@@ -2,9 +2,9 @@
 
 The input box is on screen first: the agent's modules (core, providers, rich) are imported
 on a worker thread while the user can already type (prompt_toolkit and wcwidth, loaded
-lean for the first paint, are completed there first: ``_lean``), then the session is
-opened on the event loop and ``Tui.ready`` prints the banner and sends whatever was typed
-meanwhile.
+lean for the first paint, are completed there first: ``_lean``), and the session is
+opened on that thread too, so what is typed meanwhile is drawn as it is typed; then
+``Tui.ready`` prints the banner and sends whatever was entered, in order.
 With no model named and no provider key, the UI leaves and onboarding asks for a model,
 then the UI starts again with it. Other errors a person can fix (settings, an unknown
 model, a broken session) propagate for the CLI to report.
@@ -74,10 +74,15 @@ def run(options: TuiOptions) -> int:
     return asyncio.run(_main(options))
 
 
-def _warm() -> None:
+def _prepare(options: TuiOptions, bridge: Bridge, sources: list[ToolSource]) -> AgentSession | None:
+    """On the warm-up thread, while the event loop keeps drawing what is typed: the
+    agent's modules, then the session (settings, tools, the catalog, ``git status``)."""
     _lean.complete()
     for module in WARM:
         importlib.import_module(module)
+    source = options.sources(options.session.cwd) if options.sources else None
+    sources.extend([source] if source is not None else [])
+    return _open(options.session, bridge, sources)
 
 
 async def _main(options: TuiOptions) -> int:
@@ -89,11 +94,8 @@ async def _main(options: TuiOptions) -> int:
     sources: list[ToolSource] = []
 
     async def start() -> None:
-        await asyncio.to_thread(_warm)
         try:
-            source = options.sources(options.session.cwd) if options.sources else None
-            sources.extend([source] if source is not None else [])
-            session = _open(options.session, Bridge(tui), sources)
+            session = await asyncio.to_thread(_prepare, options, Bridge(tui), sources)
         except Exception as exc:
             failure.append(exc)
             tui.leave(2)
