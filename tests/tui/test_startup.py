@@ -5,7 +5,8 @@ What the input box needs before it is first drawn: the UI's own modules and a le
 prompt_toolkit, none of the agent's (they load on the warm-up thread, after the paint). A
 fresh interpreter imports what ``earshot`` imports on its way to the first paint (the
 entry, the trust check, the application drawn once), then says which modules it holds;
-then it completes the lean packages as the warm-up thread does and uses them whole.
+it types, with an editing key of prompt_toolkit's defaults, before they are built; then it
+completes the lean packages as the warm-up thread does and uses them whole.
 """
 
 from __future__ import annotations
@@ -47,12 +48,21 @@ async def first_paint() -> None:
         tui = Tui(options, input=keys, output=DummyOutput(), build=build_application)
 
         def painted(_: object) -> None:
-            report.setdefault("status", tui.status())
-            report.setdefault("modules", sorted(sys.modules))
-            tui.leave(0)
+            if "modules" not in report:
+                report["status"] = tui.status()
+                report["modules"] = sorted(sys.modules)
+                keys.send_text("hi\x01X")  # Ctrl-A: an editing key of the defaults
+
+        def typed(_: object) -> None:
+            report["typed"] = tui.buffer.text
+            if tui.buffer.text == "Xhi":
+                tui.leave(0)
 
         async def start() -> None:
-            pass
+            await asyncio.sleep(20)  # a hang guard: the keys end it
+            tui.leave(0)
+
+        tui.buffer.on_text_changed += typed
 
         tui.app.after_render += painted
         await tui.run(start)
@@ -67,7 +77,10 @@ import wcwidth.wcwidth
 
 legacy = sys.modules["wcwidth.wcwidth"]
 report["widths"] = [width_of("中"), wcswidth("a中"), package.wcwidth("中"), legacy.wcwidth("中")]
+from prompt_toolkit.key_binding.defaults import load_key_bindings
+
 report["whole"] = [callable(package.wcwidth), PromptSession.__name__, HTML.__name__]
+report["default keys"] = len(load_key_bindings().bindings)
 print(json.dumps(report))
 """
 
@@ -79,7 +92,14 @@ AGENT = (
     "earshot.core.agent_session",
     "earshot.providers.registry",
 )
-LEAN = ("prompt_toolkit.shortcuts", "prompt_toolkit.widgets", "wcwidth.textwrap", "secrets")
+LEAN = (
+    "prompt_toolkit.shortcuts",
+    "prompt_toolkit.widgets",
+    "prompt_toolkit.key_binding.bindings.emacs",
+    "prompt_toolkit.key_binding.bindings.vi",
+    "wcwidth.textwrap",
+    "secrets",
+)
 
 
 def test_the_input_box_is_drawn_before_the_agent_loads_and_the_lean_packages_complete(
@@ -97,11 +117,13 @@ def test_the_input_box_is_drawn_before_the_agent_loads_and_the_lean_packages_com
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert "claude-sonnet-4-6" in report["status"]
+    assert report["typed"] == "Xhi"
     modules: list[str] = report["modules"]
     assert [m for m in modules if m.startswith(AGENT)] == []
     assert [m for m in modules if m.startswith(LEAN)] == []
     assert report["widths"] == [2, 3, 2, 2]
     assert report["whole"] == [True, "PromptSession", "HTML"]
+    assert report["default keys"] > 500
 
 
 SLOW_GIT = """#!/bin/sh

@@ -265,23 +265,20 @@ def build_application(tui: Tui) -> Application[int]:
         ]
     )
     root = FloatContainer(content=body, floats=[])
-    from earshot.tui._lean import application
     from earshot.tui.app import no_color
 
-    app = application(
-        lambda: Application(
-            layout=Layout(root, focused_element=input_window),
-            key_bindings=_global_keys(tui),
-            style=STYLE,
-            full_screen=False,
-            mouse_support=False,
-            min_redraw_interval=FRAME_INTERVAL,
-            max_render_postpone_time=FRAME_INTERVAL,
-            color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
-            input=tui.input,
-            output=tui.output,
-            erase_when_done=False,
-        )
+    app: Application[int] = Application(
+        layout=Layout(root, focused_element=input_window),
+        key_bindings=_global_keys(tui),
+        style=STYLE,
+        full_screen=False,
+        mouse_support=False,
+        min_redraw_interval=FRAME_INTERVAL,
+        max_render_postpone_time=FRAME_INTERVAL,
+        color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
+        input=tui.input,
+        output=tui.output,
+        erase_when_done=False,
     )
     app.ttimeoutlen = 0.05
     app.timeoutlen = 0.3

@@ -15,9 +15,12 @@ sees the packages whole. Whatever does not go as expected (the C extension missi
 package already imported, a loader that cannot make the module) leaves that package to the
 normal import.
 
-``application`` makes the prompt_toolkit application without its default key bindings
-(editing, Emacs, Vi, mouse: some 600 bindings, 5% of the time to the first paint):
-they are built just after the first paint, or at the first key if that comes sooner.
+The application's default key bindings (editing, Emacs, Vi, mouse: some 600 bindings in
+ten modules, 5-10% of the time to the first paint) are built on the warm-up thread too, or
+at the first key if that comes sooner: ``install`` puts a stand-in for prompt_toolkit's
+``key_binding.defaults`` in ``sys.modules`` whose ``load_key_bindings`` hands the
+application a ``DynamicKeyBindings`` over bindings built on first use; ``complete``
+imports the real module in its place and builds them.
 ``sigint_to_keys`` hands SIGINT to the key bindings without prompt_toolkit's own handler,
 which saves the C-level one through ctypes (2% of the time to the first paint).
 """
@@ -28,6 +31,7 @@ import asyncio
 import importlib.util
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -71,6 +75,7 @@ def install() -> None:
             _PARTIAL.append(wcwidth)
     toolkit = _bare("prompt_toolkit")
     if toolkit is not None:
+        _stand_in_defaults()
         # Its submodules import each other in a circle that only resolves in the order
         # ``__init__`` starts with: the application first.
         try:
@@ -83,7 +88,10 @@ def install() -> None:
 
 
 def complete() -> None:
-    """Run the ``__init__`` of what ``install`` left partial (idempotent)."""
+    """Build the default key bindings and run the ``__init__`` of what ``install`` left
+    partial (idempotent)."""
+    if _stand_in is not None:
+        _build_defaults()
     while _PARTIAL:
         loader, module = _PARTIAL.pop(0)
         if module.__name__ == "wcwidth":
@@ -98,43 +106,69 @@ def complete() -> None:
             raise
 
 
+_DEFAULTS = "prompt_toolkit.key_binding.defaults"
+_LOCK = threading.Lock()
+_stand_in: ModuleType | None = None
+_unbuilt: list[_Defaults] | None = []
+"""The applications' defaults to build on the warm-up thread; None once it has run (later
+applications build theirs at their first key)."""
+
+
+def _real_defaults() -> ModuleType:
+    """prompt_toolkit's own default-bindings module, imported in place of the stand-in."""
+    with _LOCK:
+        module = sys.modules.get(_DEFAULTS)
+        if module is None or module is _stand_in:
+            sys.modules.pop(_DEFAULTS, None)
+            module = importlib.import_module(_DEFAULTS)
+        return module
+
+
 class _Defaults:
-    """prompt_toolkit's default key bindings, built once, when first asked for."""
+    """One application's default key bindings, built once, when first asked for."""
 
     def __init__(self) -> None:
         self._bindings: KeyBindingsBase | None = None
+        self._lock = threading.Lock()
 
     def get(self) -> KeyBindingsBase:
         if self._bindings is None:
-            from prompt_toolkit.key_binding.defaults import load_key_bindings
-
-            self._bindings = load_key_bindings()
+            load: Callable[[], KeyBindingsBase] = _real_defaults().load_key_bindings
+            with self._lock:
+                if self._bindings is None:
+                    self._bindings = load()
         return self._bindings
 
 
-def application(make: Callable[[], Application[int]]) -> Application[int]:
-    """``make()``'s application, its default key bindings left for after the first paint.
-
-    The application reads them through ``DynamicKeyBindings`` at each key, so they take
+def _load_key_bindings() -> KeyBindingsBase:
+    """The stand-in's ``load_key_bindings``, which ``Application.__init__`` calls: the
+    defaults behind ``DynamicKeyBindings``, which asks for them at each key, so they take
     part exactly as before; only the moment they are built moves."""
-    from prompt_toolkit.application import application as module
     from prompt_toolkit.key_binding import DynamicKeyBindings
 
     defaults = _Defaults()
-    name = "load_key_bindings"  # what ``Application.__init__`` builds them with
-    load = vars(module)[name]
-    setattr(module, name, lambda: DynamicKeyBindings(defaults.get))
-    try:
-        app = make()
-    finally:
-        setattr(module, name, load)
+    if _unbuilt is not None:
+        _unbuilt.append(defaults)
+    return DynamicKeyBindings(defaults.get)
 
-    def painted(_: object) -> None:
-        app.after_render -= painted
-        asyncio.get_running_loop().call_soon(defaults.get)
 
-    app.after_render += painted
-    return app
+def _stand_in_defaults() -> None:
+    global _stand_in
+    if _DEFAULTS in sys.modules:
+        return
+    _stand_in = ModuleType(_DEFAULTS, "A stand-in until the first paint: earshot.tui._lean")
+    _stand_in.load_key_bindings = _load_key_bindings  # type: ignore[attr-defined] # the one name application.py imports from it
+    sys.modules[_DEFAULTS] = _stand_in
+
+
+def _build_defaults() -> None:
+    """prompt_toolkit's default-bindings module, and the bindings of the applications made
+    so far, off the event loop."""
+    global _unbuilt
+    _real_defaults()
+    waiting, _unbuilt = _unbuilt or [], None
+    for defaults in waiting:
+        defaults.get()
 
 
 @contextmanager
@@ -154,4 +188,4 @@ def sigint_to_keys(app: Application[int]) -> Iterator[None]:
         loop.remove_signal_handler(signal.SIGINT)
 
 
-__all__ = ["application", "complete", "install", "sigint_to_keys"]
+__all__ = ["complete", "install", "sigint_to_keys"]
