@@ -1,5 +1,6 @@
 """The UI's start: the input box is drawn before the agent loads and takes what is typed
-while the session opens, and what was entered meanwhile is sent once it is open, in order.
+while the session opens, and what was entered meanwhile is sent once it is open, in order;
+keys typed before the box is drawn wait unechoed, Enter included, for the box to read.
 
 What the input box needs before it is first drawn: the UI's own modules and a lean
 prompt_toolkit, none of the agent's (they load on the warm-up thread, after the paint). A
@@ -13,12 +14,15 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
+from earshot.tui._early import keys_held
 from tests.fake_provider import FakeProvider, anthropic
 from tests.tui.terminal import MODEL, Terminal, earshot_env
 
@@ -173,3 +177,18 @@ def test_what_is_typed_while_the_session_opens_is_drawn_and_then_sent_in_order(
         assert "draft" not in first
         assert term.exit() == 0
     fake_provider.assert_protocol_invariants()
+
+
+def test_keys_typed_before_the_box_is_drawn_wait_unechoed_with_enter_kept() -> None:
+    master, slave = os.openpty()
+    try:
+        settings = termios.tcgetattr(slave)
+        with keys_held(slave):
+            os.write(master, b"hello\r")
+            assert os.read(slave, 64) == b"hello\r"  # as typed: no newline for Enter
+            echoed, _, _ = select.select([master], [], [], 0)
+            assert echoed == []  # and nothing echoed onto the screen
+        assert termios.tcgetattr(slave) == settings
+    finally:
+        os.close(master)
+        os.close(slave)
