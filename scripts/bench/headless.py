@@ -70,7 +70,7 @@ def prompt_sizes(cwd: Path) -> tuple[int, int]:
     from earshot.core.tools.registry import builtin_tools
 
     tools = builtin_tools()
-    system = system_prompt(cwd=cwd, tools=[t.name for t in tools], git=git_summary(cwd))
+    system = system_prompt(cwd=cwd, git=git_summary(cwd))
     specs = msgspec.json.encode([t.spec() for t in tools]).decode()
     return estimate_tokens(system), estimate_tokens(specs)
 

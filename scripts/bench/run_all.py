@@ -203,7 +203,7 @@ def request_split() -> str:
     from earshot.core.tools.registry import builtin_tools
 
     tools = builtin_tools()
-    system = system_prompt(cwd=ROOT, tools=[t.name for t in tools])
+    system = system_prompt(cwd=ROOT)
     specs = msgspec.json.encode([t.spec() for t in tools])
     return f"system {len(system.encode()) / 1000:.1f} KB, tools {len(specs) / 1000:.1f} KB"
 
