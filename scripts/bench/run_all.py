@@ -245,6 +245,7 @@ PATTERNS: dict[str, dict[str, tuple[str, bool]]] = {
         "headless one turn (ms)": (r"one turn\s+median\s+(\d+)", False),
         "headless tool-call session (ms)": (r"-call session\s+median\s+(\d+)", False),
         "gap, tool result -> next request (ms)": (r"gap: median ([\d.]+)", False),
+        "gap without the OS sandbox (ms)": (r"gap without the OS sandbox: median ([\d.]+)", False),
         "peak RSS, one turn (MB)": (r"one turn.*peak RSS (\d+)", False),
     },
 }
