@@ -19,6 +19,7 @@ modules at run time; ``tests/test_build.py`` keeps the two lists equal.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
 from setuptools import Extension, setup
@@ -27,6 +28,12 @@ COMPILED = [
     "src/earshot/core/permissions/match.py",
     "src/earshot/providers/sse.py",
     "src/earshot/core/session/codec.py",
+    "src/earshot/providers/wire/_turns.py",
+    "src/earshot/providers/wire/assemble.py",
+    "src/earshot/providers/wire/anthropic/_request.py",
+    "src/earshot/providers/wire/openai_responses/_request.py",
+    "src/earshot/providers/wire/openai_chat/_request.py",
+    "src/earshot/providers/wire/gemini/_request.py",
     "src/earshot/core/session/tree.py",
 ]
 
@@ -54,6 +61,10 @@ def ext_modules() -> list[Extension]:
         return []
     from mypyc.build import mypycify
 
+    # setuptools keeps the extensions of earlier builds in its build directory and ships
+    # them all: after the list shrinks, a stale one would shadow a module's .py (and fail
+    # to load, its code gone from the group). Every compiled build starts from a clean one.
+    shutil.rmtree(SETUPTOOLS_DIR, ignore_errors=True)
     built = mypycify(COMPILED, opt_level="3", group_name=GROUP, target_dir=MYPYC_DIR)
     # With setuptools present mypycify builds setuptools Extensions; keep the type honest.
     return [ext for ext in built if isinstance(ext, Extension)]

@@ -37,6 +37,12 @@ COMPILED = (
     "earshot.core.permissions.match",
     "earshot.providers.sse",
     "earshot.core.session.codec",
+    "earshot.providers.wire._turns",
+    "earshot.providers.wire.assemble",
+    "earshot.providers.wire.anthropic._request",
+    "earshot.providers.wire.openai_responses._request",
+    "earshot.providers.wire.openai_chat._request",
+    "earshot.providers.wire.gemini._request",
     "earshot.core.session.tree",
 )
 """The modules a mypyc build compiles (``setup.py`` lists the same files)."""
