@@ -9,11 +9,11 @@ were about a fifth of the import time before the input box was on screen.
 ``install`` (before anything imports prompt_toolkit) puts both packages in
 ``sys.modules`` without running their ``__init__``: submodules still import from the
 package directory, and ``wcwidth.wcwidth`` is the C extension's function, cached as
-``wcwidth/__init__.py`` caches it. ``complete`` (on the warm-up thread, once the session
-is open: nothing before needs more) runs both ``__init__`` files in those same module
-objects, so everything else sees the packages whole. Whatever does not go as expected (the
-C extension missing, a package already imported, a loader that cannot make the module)
-leaves that package to the normal import.
+``wcwidth/__init__.py`` caches it. ``complete`` (first on the warm-up thread, after the
+first paint) runs both ``__init__`` files in those same module objects, so everything else
+sees the packages whole. Whatever does not go as expected (the C extension missing, a
+package already imported, a loader that cannot make the module) leaves that package to the
+normal import.
 
 The application's default key bindings (editing, Emacs, Vi, mouse: some 600 bindings in
 ten modules, 5-10% of the time to the first paint) are built first on the warm-up thread,

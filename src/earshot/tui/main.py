@@ -2,8 +2,8 @@
 
 The input box is on screen first: the agent's modules (core, providers, rich) are imported
 on a worker thread while the user can already type (prompt_toolkit and wcwidth, loaded
-lean for the first paint, are completed there once the session is open: ``_lean``), and
-the session is opened on that thread too, so what is typed meanwhile is drawn as it is typed; then
+lean for the first paint, are completed there first: ``_lean``), and the session is
+opened on that thread too, so what is typed meanwhile is drawn as it is typed; then
 ``Tui.ready`` prints the banner and sends whatever was entered, in order.
 With no model named and no provider key, the UI leaves and onboarding asks for a model,
 then the UI starts again with it. Other errors a person can fix (settings, an unknown
@@ -76,9 +76,11 @@ def run(options: TuiOptions) -> int:
 
 def _prepare(options: TuiOptions, bridge: Bridge, sources: list[ToolSource]) -> AgentSession | None:
     """On the warm-up thread, while the event loop keeps drawing what is typed: the
-    editing keys, the agent's modules, then the session (settings, tools, the catalog,
-    ``git status``)."""
-    _lean.build_key_bindings()
+    editing keys and the rest of prompt_toolkit, the agent's modules, then the session
+    (settings, tools, the catalog, ``git status``)."""
+    # Completed here, not after the session opens, where it would compete with the
+    # history thread and make Up pressed right after the banner find no history yet.
+    _lean.complete()
     for module in WARM:
         importlib.import_module(module)
     source = options.sources(options.session.cwd) if options.sources else None
@@ -114,7 +116,6 @@ async def _main(options: TuiOptions) -> int:
             tui.buffer.insert_text(" ".join(images) + " ")
         elif options.pick_resume and not tui.open_picker("resume"):
             tui.say("no other session in this directory to resume")
-        await asyncio.to_thread(_lean.complete)
 
     try:
         result = await tui.run(start)
