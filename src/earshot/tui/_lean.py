@@ -16,11 +16,11 @@ package already imported, a loader that cannot make the module) leaves that pack
 normal import.
 
 The application's default key bindings (editing, Emacs, Vi, mouse: some 600 bindings in
-ten modules, 5-10% of the time to the first paint) are built on the warm-up thread too, or
-at the first key if that comes sooner: ``install`` puts a stand-in for prompt_toolkit's
+ten modules, 5-10% of the time to the first paint) are built first on the warm-up thread,
+or at the first key if that comes sooner: ``install`` puts a stand-in for prompt_toolkit's
 ``key_binding.defaults`` in ``sys.modules`` whose ``load_key_bindings`` hands the
-application a ``DynamicKeyBindings`` over bindings built on first use; ``complete``
-imports the real module in its place and builds them.
+application a ``DynamicKeyBindings`` over bindings built on first use;
+``build_key_bindings`` imports the real module in its place and builds them.
 ``sigint_to_keys`` hands SIGINT to the key bindings without prompt_toolkit's own handler,
 which saves the C-level one through ctypes (2% of the time to the first paint).
 """
@@ -88,10 +88,9 @@ def install() -> None:
 
 
 def complete() -> None:
-    """Build the default key bindings and run the ``__init__`` of what ``install`` left
-    partial (idempotent)."""
-    if _stand_in is not None:
-        _build_defaults()
+    """Run the ``__init__`` of what ``install`` left partial, after ``build_key_bindings``
+    (idempotent)."""
+    build_key_bindings()
     while _PARTIAL:
         loader, module = _PARTIAL.pop(0)
         if module.__name__ == "wcwidth":
@@ -161,10 +160,12 @@ def _stand_in_defaults() -> None:
     sys.modules[_DEFAULTS] = _stand_in
 
 
-def _build_defaults() -> None:
+def build_key_bindings() -> None:
     """prompt_toolkit's default-bindings module, and the bindings of the applications made
-    so far, off the event loop."""
+    so far (idempotent; off the event loop, so the first key finds them built)."""
     global _unbuilt
+    if _stand_in is None:
+        return
     _real_defaults()
     waiting, _unbuilt = _unbuilt or [], None
     for defaults in waiting:
@@ -188,4 +189,4 @@ def sigint_to_keys(app: Application[int]) -> Iterator[None]:
         loop.remove_signal_handler(signal.SIGINT)
 
 
-__all__ = ["complete", "install", "sigint_to_keys"]
+__all__ = ["build_key_bindings", "complete", "install", "sigint_to_keys"]

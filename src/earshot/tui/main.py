@@ -76,7 +76,10 @@ def run(options: TuiOptions) -> int:
 
 def _prepare(options: TuiOptions, bridge: Bridge, sources: list[ToolSource]) -> AgentSession | None:
     """On the warm-up thread, while the event loop keeps drawing what is typed: the
-    agent's modules, then the session (settings, tools, the catalog, ``git status``)."""
+    editing keys and the rest of prompt_toolkit, the agent's modules, then the session
+    (settings, tools, the catalog, ``git status``)."""
+    # Completed here, not after the session opens, where it would compete with the
+    # history thread and make Up pressed right after the banner find no history yet.
     _lean.complete()
     for module in WARM:
         importlib.import_module(module)
