@@ -59,7 +59,7 @@ from earshot.core.undo.recorder import UndoRecorder
 from earshot.providers import types as pt
 from earshot.providers.catalog import ModelCatalog
 from earshot.providers.effort import parse_effort
-from earshot.providers.http import Timeouts, TimeoutSettingError, warm_tls
+from earshot.providers.http import Timeouts, TimeoutSettingError, connect_early, warm_tls
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.target import Target
 
@@ -170,6 +170,8 @@ def open_session(
     catalog = load_catalog(settings)
     target = target_for(ref, settings=settings, catalog=catalog)
     warm_tls(target.base_url)  # the CA bundle loads on another thread meanwhile
+    if options.connect_early:
+        connect_early(target.base_url)  # and the connection opens on another
     try:
         timeouts = Timeouts.resolve(settings.idle_timeout_ms)
     except TimeoutSettingError as exc:

@@ -102,7 +102,9 @@ async def _run_session(
     from earshot.core.agent_session import AgentSession
 
     try:
-        session = AgentSession.open(replace(options.session, cwd=cwd), sources=sources)
+        # The first request goes out as soon as the session is open: connect meanwhile.
+        session_options = replace(options.session, cwd=cwd, connect_early=True)
+        session = AgentSession.open(session_options, sources=sources)
     except Exception as exc:  # nothing is written yet: a JSON reader gets a failed result
         report_failure(fmt, sys.stdout, exc)
         raise

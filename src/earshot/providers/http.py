@@ -105,13 +105,40 @@ def warm_tls(url: str) -> None:
 
 
 def new_client(*, tls: bool = True) -> httpx.AsyncClient:
+    verify: ssl.SSLContext | bool = ssl_context() if tls else False
+    limits = httpx.Limits(max_connections=32, max_keepalive_connections=8)
     return httpx.AsyncClient(
         timeout=TIMEOUT,
-        verify=ssl_context() if tls else False,
+        verify=verify,
         trust_env=True,
         follow_redirects=False,
-        limits=httpx.Limits(max_connections=32, max_keepalive_connections=8),
+        limits=limits,
+        transport=_transport(verify, limits),
     )
+
+
+def _transport(verify: ssl.SSLContext | bool, limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
+    """httpx's own transport, its pool taking a connection opened early
+    (``_preconnect``) when there is one. (Proxies from the environment are mounted by
+    the client as before, and connect on their own.)"""
+    import httpcore
+
+    from earshot.providers._early_backend import EarlyBackend
+
+    transport = httpx.AsyncHTTPTransport(verify=verify, trust_env=True, limits=limits)
+    pool = getattr(transport, "_pool", None)
+    if isinstance(pool, httpcore.AsyncConnectionPool):
+        # httpx takes no network backend for its default transport: give its pool ours.
+        pool._network_backend = EarlyBackend()
+    return transport
+
+
+def connect_early(url: str) -> None:
+    """Open the connection to ``url``'s host now, on a thread, for the first request
+    to take (``_preconnect``): a run that sends a request as soon as it has built it."""
+    from earshot.providers import _preconnect
+
+    _preconnect.start(url)
 
 
 def shared_client(*, tls: bool = True) -> httpx.AsyncClient:
@@ -140,6 +167,7 @@ __all__ = [
     "TimeoutSettingError",
     "Timeouts",
     "close_shared_client",
+    "connect_early",
     "new_client",
     "shared_client",
     "ssl_context",
