@@ -17,11 +17,12 @@ nobody takes is closed after ``MAX_AGE_S``.
 
 from __future__ import annotations
 
+import os
 import select
 import socket
+import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 MAX_AGE_S = 10.0
@@ -29,14 +30,18 @@ MAX_AGE_S = 10.0
 CONNECT_TIMEOUT_S = 10.0
 
 
-@dataclass(eq=False)
 class Early:
-    host: str
-    port: int
-    started: float = field(default_factory=time.monotonic)
-    done: threading.Event = field(default_factory=threading.Event)
-    taken: threading.Event = field(default_factory=threading.Event)
-    sock: socket.socket | None = None
+    """One early connection: ``done`` once its connect finished (``sock`` is None when
+    it failed or was not attempted), ``taken`` once a client claimed it."""
+
+    __slots__ = ("done", "host", "port", "sock", "started", "taken")
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.started = time.monotonic()
+        self.done = threading.Event()
+        self.taken = threading.Event()
+        self.sock: socket.socket | None = None
 
 
 _early: dict[tuple[str, int], Early] = {}
@@ -63,11 +68,19 @@ def start(url: str) -> None:
 
 
 def _proxied(scheme: str) -> bool:
-    """Whether the HTTP client would go through a proxy for ``scheme`` (from the
-    environment, or the system's settings where the platform has them)."""
-    from urllib.request import getproxies  # the HTTP client loads it anyway
+    """Whether the HTTP client may go through a proxy for ``scheme``: one named in the
+    environment (``HTTPS_PROXY``, ``all_proxy``, ...), or on macOS and Windows in the
+    system's settings too."""
+    if sys.platform in ("darwin", "win32"):
+        from urllib.request import getproxies
 
-    proxies = getproxies()
+        proxies = getproxies()
+    else:  # what urllib (and so the HTTP client) reads on other systems: the environment
+        proxies = {
+            name[:-6].lower(): value
+            for name, value in os.environ.items()
+            if value and name.lower().endswith("_proxy")
+        }
     return bool(proxies.get(scheme) or proxies.get("all"))
 
 
