@@ -18,7 +18,9 @@ permission grants.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+import msgspec
 
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
@@ -68,8 +70,7 @@ class SessionSetupError(UserError):
     """The session cannot start as asked; the message names what to fix."""
 
 
-@dataclass(frozen=True)
-class Opened:
+class Opened(msgspec.Struct, frozen=True):
     """What ``AgentSession`` is made of."""
 
     agent: Agent

@@ -15,9 +15,11 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from earshot import __version__
 from earshot._base.errors import UserError
@@ -45,8 +47,7 @@ class HeadlessUsageError(UserError):
     """A mistake in the command line; printed to stderr with exit status 2."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class HeadlessOptions:
+class HeadlessOptions(msgspec.Struct, frozen=True, kw_only=True):
     session: SessionOptions
     prompt: str
     output_format: str = "text"

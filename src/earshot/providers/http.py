@@ -18,9 +18,9 @@ import threading
 import weakref
 from asyncio import AbstractEventLoop, get_running_loop
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import httpx
+import msgspec
 
 CONNECT_TIMEOUT_S = 10.0
 IDLE_TIMEOUT_MS = 300_000
@@ -34,8 +34,7 @@ class TimeoutSettingError(ValueError):
     """``EARSHOT_IDLE_TIMEOUT_MS`` is not a positive whole number of milliseconds."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Timeouts:
+class Timeouts(msgspec.Struct, frozen=True, kw_only=True):
     """How long a model request may take to connect, and how long it may stay silent."""
 
     connect: float = CONNECT_TIMEOUT_S

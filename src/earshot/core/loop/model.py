@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
 
 from earshot.providers import types as pt
 from earshot.providers.retry import RetryPolicy
@@ -32,8 +33,7 @@ if TYPE_CHECKING:
     from earshot.providers.http import Timeouts
 
 
-@dataclass
-class ProviderModel:
+class ProviderModel(msgspec.Struct):
     """The real model: ``providers.stream`` with a shared client, a retry policy and the
     connect and idle timeouts."""
 
