@@ -36,7 +36,11 @@ async def _adopt(early: _preconnect.Early, limit: float | None) -> AsyncNetworkS
 
     if not early.done.is_set():  # still connecting: wait for it rather than connect twice
         wait = limit if limit is not None else _preconnect.CONNECT_TIMEOUT_S
-        await anyio.to_thread.run_sync(_preconnect.wait_for, early, wait, abandon_on_cancel=True)
+        finished = await anyio.to_thread.run_sync(
+            _preconnect.wait_for, early, wait, abandon_on_cancel=True
+        )
+        if not finished:  # the connect timeout passed on the early attempt: as a connect would
+            raise httpcore.ConnectTimeout(f"no connection within {wait:g} s")
     sock = _preconnect.take(early)
     if sock is None:
         return None
