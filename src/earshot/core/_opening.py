@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import msgspec
 
@@ -28,7 +29,7 @@ from earshot._base.json import JSONValue
 from earshot.core.config.agents import load_agents
 from earshot.core.config.memory import load_memory, memory_prompt
 from earshot.core.config.options import SessionOptions
-from earshot.core.config.prompt import git_summary, system_prompt
+from earshot.core.config.prompt import GitSummary, system_prompt
 from earshot.core.config.settings import Settings, load_settings, project_root
 from earshot.core.config.targets import default_model_ref, load_catalog, target_for
 from earshot.core.effort import EffortPolicy, SessionEffort, recorded_level
@@ -142,6 +143,23 @@ def open_session(
     missing key); nothing is written before all of them have passed."""
 
     cwd = options.cwd.resolve()
+    git = GitSummary(cwd)  # git walks the tree while the rest of the session opens
+    try:
+        return _open(options, cwd, git, approve, ask, extra_tools, settings, sources)
+    finally:
+        git.cancel()  # when opening failed before the prompt read it
+
+
+def _open(
+    options: SessionOptions,
+    cwd: Path,
+    git: GitSummary,
+    approve: ApproveFn | None,
+    ask: AskFn | None,
+    extra_tools: Sequence[AnyTool],
+    settings: Settings | None,
+    sources: Sequence[ToolSource],
+) -> Opened:
     settings = settings if settings is not None else load_settings(cwd)
     rules = load_rules(settings, allow=options.allow, ask=options.ask, deny=options.deny)
     session_hooks, hook_notices = hooks.load(
@@ -221,7 +239,7 @@ def open_session(
             *(tool.name for tool in tools),
             *([task_tool.NAME] if settings.subagent_depth > 0 else []),
         ],
-        git=git_summary(cwd),
+        git=git.result(),
         memory=memory_prompt(memory),
         skills=skills.prompt_section(found_skills),
         append=options.append_system_prompt,
