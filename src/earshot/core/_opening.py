@@ -29,7 +29,7 @@ from earshot._base.json import JSONValue
 from earshot.core.config.agents import load_agents
 from earshot.core.config.memory import load_memory, memory_prompt
 from earshot.core.config.options import SessionOptions
-from earshot.core.config.prompt import GitSummary, system_prompt
+from earshot.core.config.prompt import GitSummary, system_prompt, take_git_summary
 from earshot.core.config.settings import Settings, load_settings, project_root
 from earshot.core.config.targets import default_model_ref, load_catalog, target_for
 from earshot.core.effort import EffortPolicy, SessionEffort, recorded_level
@@ -143,7 +143,7 @@ def open_session(
     missing key); nothing is written before all of them have passed."""
 
     cwd = options.cwd.resolve()
-    git = GitSummary(cwd)  # git walks the tree while the rest of the session opens
+    git = take_git_summary(cwd)  # git walks the tree while the rest of the session opens
     try:
         return _open(options, cwd, git, approve, ask, extra_tools, settings, sources)
     finally:

@@ -24,6 +24,7 @@ import msgspec
 from earshot import __version__
 from earshot._base.errors import UserError
 from earshot.core.config.options import SessionOptions
+from earshot.core.config.prompt import start_git_summary
 from earshot.core.extensions import SourceFactory, ToolSource
 from earshot.core.loop.events import Notice, TurnEnded
 from earshot.headless.render import (
@@ -77,6 +78,7 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     try:
         if not cwd.is_dir():
             raise HeadlessUsageError(f"--cwd {cwd}: no such directory")
+        start_git_summary(cwd)  # git runs while the session's modules load
         images = [image_part(source, cwd) for source in options.images]
     except Exception as exc:
         report_failure(fmt, sys.stdout, exc)

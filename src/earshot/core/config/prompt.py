@@ -79,6 +79,21 @@ def _stop(process: subprocess.Popen[str]) -> None:
     process.communicate()
 
 
+_started: dict[Path, GitSummary] = {}
+
+
+def start_git_summary(cwd: Path) -> None:
+    """Start ``git status`` for a session about to open in ``cwd`` (resolved), before the
+    modules that open it are even loaded; ``take_git_summary`` hands it to the opening."""
+    if cwd not in _started:
+        _started[cwd] = GitSummary(cwd)
+
+
+def take_git_summary(cwd: Path) -> GitSummary:
+    """The ``git status`` started for ``cwd`` (resolved), or one started now."""
+    return _started.pop(cwd, None) or GitSummary(cwd)
+
+
 def git_summary(cwd: Path, *, timeout: float = 2.0) -> str | None:
     """One line on the repository state, or None outside a git work tree."""
     return GitSummary(cwd, timeout=timeout).result()
@@ -118,4 +133,11 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-__all__ = ["GitSummary", "estimate_tokens", "git_summary", "system_prompt"]
+__all__ = [
+    "GitSummary",
+    "estimate_tokens",
+    "git_summary",
+    "start_git_summary",
+    "system_prompt",
+    "take_git_summary",
+]
