@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 _CONVENTIONS = """\
@@ -102,7 +101,6 @@ def git_summary(cwd: Path, *, timeout: float = 2.0) -> str | None:
 def system_prompt(
     *,
     cwd: Path,
-    tools: Sequence[str],
     today: _dt.date | None = None,
     git: str | None = None,
     memory: str = "",
@@ -117,7 +115,6 @@ def system_prompt(
     ]
     if git:
         env.append(git)
-    env.append(f"Tools: {', '.join(tools)}")
     sections = [_CONVENTIONS, "\n".join(env)]
     if memory.strip():
         sections.append(memory.strip())

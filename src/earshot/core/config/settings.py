@@ -27,7 +27,7 @@ from pathlib import Path
 
 import msgspec
 
-from earshot._base.dirs import config_dir
+from earshot._base.dirs import config_dir, project_root
 from earshot._base.errors import UserError
 from earshot._base.jsonfile import JSONFileError, load_json_object
 from earshot.providers.effort import EffortLevel, parse_effort
@@ -73,13 +73,6 @@ class Settings(msgspec.Struct):
 
     def provider(self, provider_id: str) -> ProviderSettings | None:
         return self.providers.get(provider_id)
-
-
-def project_root(cwd: Path) -> Path:
-    for directory in (cwd, *cwd.parents):
-        if (directory / ".earshot").is_dir() or (directory / ".git").exists():
-            return directory
-    return cwd
 
 
 def git_tracked(path: Path) -> bool:
