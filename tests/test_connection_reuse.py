@@ -7,12 +7,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import anyio
 import pytest
 
-from earshot.providers.http import new_client
+from earshot.providers import _preconnect
+from earshot.providers.http import connect_early, new_client
 from earshot.providers.stream import collect
 from earshot.providers.target import WireName
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
@@ -72,3 +75,43 @@ def test_a_headless_turn_of_tool_calls_uses_one_connection(
     assert done.stdout.endswith("listed\n")
     assert len(fake_provider.requests) == 4
     assert fake_provider.connections == 1
+
+
+def _accepted(fake: FakeProvider, count: int) -> bool:
+    """Whether the fake has accepted ``count`` connections (waiting up to 10 s for it)."""
+    for _ in range(1000):
+        if fake.connections >= count:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_the_connection_opened_early_carries_the_first_request(
+    fake_provider: FakeProvider,
+) -> None:
+    fake_provider.script(text_reply("anthropic-messages", "over the early connection"))
+    connect_early(fake_provider.base_url)
+    assert _accepted(fake_provider, 1)  # connected before any request or client exists
+
+    async def go() -> str:
+        async with new_client(tls=False) as client:
+            events = await collect(
+                ask(), target(fake_provider, "anthropic-messages"), client=client, retry=FAST
+            )
+            return texts(events)
+
+    assert anyio.run(go) == "over the early connection"
+    assert fake_provider.connections == 1
+
+
+def test_nothing_is_opened_early_when_a_proxy_is_configured(
+    fake_provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    connect_early(fake_provider.base_url)
+    url = urlsplit(fake_provider.base_url)
+    early = _preconnect.pending(url.hostname or "", url.port or 80)
+    assert early is not None
+    assert _preconnect.wait_for(early, 10)
+    assert _preconnect.take(early) is None
+    assert fake_provider.connections == 0

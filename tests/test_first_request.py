@@ -106,3 +106,31 @@ def test_a_tool_loads_when_the_model_first_calls_it(
     loaded = _imported(log)
     assert "earshot.core.tools.read" in loaded
     assert not loaded & {f"earshot.core.tools.{m}" for m in ("bash", "grep", "web_fetch")}
+
+
+def _system_text(request: RecordedRequest) -> str:
+    body = request.json()
+    assert isinstance(body, dict)
+    return str(body.get("system"))
+
+
+def test_the_first_request_says_the_repository_state_git_found_while_the_session_opened(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q", "-b", "trunk"], cwd=work, check=True)
+    (work / "a.txt").write_text("one\n")
+    subprocess.run([*git, "add", "a.txt"], cwd=work, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "first"], cwd=work, check=True)
+    (work / "a.txt").write_text("two\n")
+    (work / "b.txt").write_text("new\n")
+    fake_provider.script(anthropic.text_turn("in a repo"), anthropic.text_turn("outside"))
+    assert _run(fake_provider, work, tmp_path / "in.log").returncode == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    assert _run(fake_provider, outside, tmp_path / "out.log").returncode == 0
+    in_repo, no_repo = (_system_text(r) for r in fake_provider.requests)
+    assert "git: trunk; 2 changed file(s)" in in_repo
+    assert "git:" not in no_repo

@@ -146,14 +146,25 @@ def startup(builds: list[Build], runs: int) -> dict[str, dict[str, float]]:
     return out
 
 
-def first_request(builds: list[Build], runs: int) -> tuple[dict[str, float], dict[str, int]]:
+FLOORS = ("anyio-httpx", "anyio-httpcore", "asyncio")
+"""``first_request_floor.py``'s programs: the same kind of request sent with the libraries
+earshot uses (anyio, httpx, msgspec), without httpx, and with asyncio alone."""
+
+
+def first_request(
+    builds: list[Build], runs: int
+) -> tuple[dict[str, float], dict[str, int], dict[str, float]]:
     """Median ms from spawning ``earshot -p`` to the fake provider receiving its request, and
-    the size in bytes of that request's body, per build."""
+    the size in bytes of that request's body, per build; and the same median for each of
+    the floor programs (``FLOORS``), interleaved with the builds."""
     sys.path.insert(0, str(ROOT))
     from tests.fake_provider import FakeProvider, anthropic
 
     agents = [b for b in builds if b.name != "hello"]
-    samples: dict[str, list[float]] = {b.name: [] for b in agents}
+    commands = {b.name: [b.earshot, "--model", MODEL, "-p", "hello"] for b in agents}
+    floor_script = str(BENCH / "first_request_floor.py")
+    commands |= {f"floor {f}": [sys.executable, floor_script, f] for f in FLOORS}
+    samples: dict[str, list[float]] = {name: [] for name in commands}
     sizes: dict[str, int] = {}
     with FakeProvider() as fake, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
@@ -169,12 +180,12 @@ def first_request(builds: list[Build], runs: int) -> tuple[dict[str, float], dic
             "ANTHROPIC_BASE_URL": fake.base_url,
         }
         for n in range(runs + 1):  # the first round warms caches
-            for build in agents:
+            for name, command in commands.items():
                 fake.script(anthropic.text_turn("hi", chunks=1))
                 before = len(fake.requests)
                 start = time.perf_counter()
                 subprocess.run(
-                    [build.earshot, "--model", MODEL, "-p", "hello"],
+                    command,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                     check=True,
@@ -182,9 +193,12 @@ def first_request(builds: list[Build], runs: int) -> tuple[dict[str, float], dic
                     cwd=work,
                 )
                 if n:
-                    samples[build.name].append(fake.requests[before].received_at - start)
-                sizes[build.name] = len(fake.requests[before].body)
-    return {name: statistics.median(v) * 1000 for name, v in samples.items()}, sizes
+                    samples[name].append(fake.requests[before].received_at - start)
+                if not name.startswith("floor "):
+                    sizes[name] = len(fake.requests[before].body)
+    medians = {name: statistics.median(v) * 1000 for name, v in samples.items()}
+    floors = {f: medians.pop(f"floor {f}") for f in FLOORS}
+    return medians, sizes, floors
 
 
 def python_floor(runs: int) -> float:
@@ -300,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         table.add(f"start-up {arg} (ms)", {k: _fmt(v) for k, v in row.items()}, note)
     floor = python_floor(runs)
     table.add("baseline: python -I -c pass (ms)", {"pure": _fmt(floor)}, "same run")
-    firsts, sizes = first_request(builds, max(2, runs // 3))
+    firsts, sizes, floors = first_request(builds, max(2, runs // 3))
     table.add(
         "headless first request sent (ms)",
         {k: _fmt(v) for k, v in firsts.items()},
@@ -314,6 +328,19 @@ def main(argv: list[str] | None = None) -> int:
             if x
         ),
     )
+    for libs, ms in floors.items():
+        table.add(
+            f"floor: the request sent by {libs} alone (ms)",
+            {"pure": _fmt(ms)},
+            " ".join(
+                x
+                for x in (
+                    _ratio(firsts.get("pure"), ms, "pure/floor"),
+                    f"earshot adds {firsts['pure'] - ms:,.1f} ms" if "pure" in firsts else "",
+                )
+                if x
+            ),
+        )
     table.add(
         "first request body (KB)",
         {k: _fmt(v / 1000) for k, v in sizes.items()},

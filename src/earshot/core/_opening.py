@@ -18,7 +18,10 @@ permission grants.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from pathlib import Path
+
+import msgspec
 
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
@@ -26,7 +29,7 @@ from earshot._base.json import JSONValue
 from earshot.core.config.agents import load_agents
 from earshot.core.config.memory import load_memory, memory_prompt
 from earshot.core.config.options import SessionOptions
-from earshot.core.config.prompt import git_summary, system_prompt
+from earshot.core.config.prompt import GitSummary, system_prompt, take_git_summary
 from earshot.core.config.settings import Settings, load_settings, project_root
 from earshot.core.config.targets import default_model_ref, load_catalog, target_for
 from earshot.core.effort import EffortPolicy, SessionEffort, recorded_level
@@ -58,7 +61,7 @@ from earshot.core.undo.recorder import UndoRecorder
 from earshot.providers import types as pt
 from earshot.providers.catalog import ModelCatalog
 from earshot.providers.effort import parse_effort
-from earshot.providers.http import Timeouts, TimeoutSettingError, warm_tls
+from earshot.providers.http import Timeouts, TimeoutSettingError, connect_early, warm_tls
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.target import Target
 
@@ -67,8 +70,7 @@ class SessionSetupError(UserError):
     """The session cannot start as asked; the message names what to fix."""
 
 
-@dataclass(frozen=True)
-class Opened:
+class Opened(msgspec.Struct, frozen=True):
     """What ``AgentSession`` is made of."""
 
     agent: Agent
@@ -140,6 +142,23 @@ def open_session(
     missing key); nothing is written before all of them have passed."""
 
     cwd = options.cwd.resolve()
+    git = take_git_summary(cwd)  # git walks the tree while the rest of the session opens
+    try:
+        return _open(options, cwd, git, approve, ask, extra_tools, settings, sources)
+    finally:
+        git.cancel()  # when opening failed before the prompt read it
+
+
+def _open(
+    options: SessionOptions,
+    cwd: Path,
+    git: GitSummary,
+    approve: ApproveFn | None,
+    ask: AskFn | None,
+    extra_tools: Sequence[AnyTool],
+    settings: Settings | None,
+    sources: Sequence[ToolSource],
+) -> Opened:
     settings = settings if settings is not None else load_settings(cwd)
     rules = load_rules(settings, allow=options.allow, ask=options.ask, deny=options.deny)
     session_hooks, hook_notices = hooks.load(
@@ -169,6 +188,8 @@ def open_session(
     catalog = load_catalog(settings)
     target = target_for(ref, settings=settings, catalog=catalog)
     warm_tls(target.base_url)  # the CA bundle loads on another thread meanwhile
+    if options.connect_early:
+        connect_early(target.base_url)  # and the connection opens on another
     try:
         timeouts = Timeouts.resolve(settings.idle_timeout_ms)
     except TimeoutSettingError as exc:
@@ -213,7 +234,7 @@ def open_session(
     memory = load_memory(cwd, config_dir=config_dir())
     system = system_prompt(
         cwd=cwd,
-        git=git_summary(cwd),
+        git=git.result(),
         memory=memory_prompt(memory),
         skills=skills.prompt_section(found_skills),
         append=options.append_system_prompt,

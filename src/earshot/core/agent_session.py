@@ -28,8 +28,10 @@ has passed. The slash commands over this object are ``core.commands.COMMANDS``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
+
+import msgspec
 
 from earshot._base.errors import UserError
 from earshot.core._opening import Opened, SessionSetupError, entry_ids, open_session
@@ -59,8 +61,7 @@ class CommandError(UserError):
     """A session operation refused (an unknown mode or model, a turn still running)."""
 
 
-@dataclass(frozen=True)
-class SessionCost:
+class SessionCost(msgspec.Struct, frozen=True):
     """``total_usd``: the whole session (earlier runs from the transcript plus this run),
     None when a model used in this run has no prices; ``usage``: this run's tokens."""
 

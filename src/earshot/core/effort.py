@@ -16,8 +16,9 @@ in force changes, so a resumed session starts from the last one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from earshot.providers.effort import EffortChoice, EffortLevel, choose, parse_effort
 from earshot.providers.target import Target
@@ -26,10 +27,9 @@ if TYPE_CHECKING:
     from earshot.core.loop.ports import Recorder as Transcript
 
 
-@dataclass
-class EffortPolicy:
+class EffortPolicy(msgspec.Struct):
     chosen: EffortLevel | None = None
-    per_model: Mapping[str, EffortLevel] = field(default_factory=dict)
+    per_model: Mapping[str, EffortLevel] = msgspec.field(default_factory=dict)
     setting: EffortLevel | None = None
 
     def level_for(self, ref: str) -> EffortLevel | None:

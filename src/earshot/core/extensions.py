@@ -19,15 +19,15 @@ is replaced (``/clear``, ``/resume``) hands the same sources to its successor.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+import msgspec
 
 from earshot.core.tools.base import AnyTool
 
 
-@dataclass(frozen=True, kw_only=True)
-class ExtraReply:
+class ExtraReply(msgspec.Struct, frozen=True, kw_only=True):
     """What an added command answers: ``text`` to show, or ``send`` as the next prompt."""
 
     text: str = ""
@@ -35,8 +35,7 @@ class ExtraReply:
     send: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class ExtraCommand:
+class ExtraCommand(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     about: str
     run: Callable[[str], Awaitable[ExtraReply]]

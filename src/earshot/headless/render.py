@@ -29,7 +29,6 @@ Contracts (docs/headless.md is the reference; the schema is ``headless/schema/ea
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal, TextIO, TypeAlias, assert_never
 
 import msgspec
@@ -110,8 +109,7 @@ def exit_status(ended: TurnEnded) -> int:
     return EXIT_FAILED
 
 
-@dataclass(frozen=True)
-class InitInfo:
+class InitInfo(msgspec.Struct, frozen=True):
     """What the ``init`` record reports about the session a headless run uses."""
 
     session_id: str
@@ -120,7 +118,7 @@ class InitInfo:
     tools: list[str]
     permission_mode: str
     version: str
-    memory_files: list[str] = field(default_factory=list)
+    memory_files: list[str] = msgspec.field(default_factory=list)
     effort: JSONObject | None = None
 
 

@@ -15,13 +15,16 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from earshot import __version__
 from earshot._base.errors import UserError
 from earshot.core.config.options import SessionOptions
+from earshot.core.config.prompt import start_git_summary
 from earshot.core.extensions import SourceFactory, ToolSource
 from earshot.core.loop.events import Notice, TurnEnded
 from earshot.headless.render import (
@@ -45,8 +48,7 @@ class HeadlessUsageError(UserError):
     """A mistake in the command line; printed to stderr with exit status 2."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class HeadlessOptions:
+class HeadlessOptions(msgspec.Struct, frozen=True, kw_only=True):
     session: SessionOptions
     prompt: str
     output_format: str = "text"
@@ -76,6 +78,7 @@ async def _run(options: HeadlessOptions, fmt: OutputFormat) -> int:
     try:
         if not cwd.is_dir():
             raise HeadlessUsageError(f"--cwd {cwd}: no such directory")
+        start_git_summary(cwd)  # git runs while the session's modules load
         images = [image_part(source, cwd) for source in options.images]
     except Exception as exc:
         report_failure(fmt, sys.stdout, exc)
@@ -102,7 +105,9 @@ async def _run_session(
     from earshot.core.agent_session import AgentSession
 
     try:
-        session = AgentSession.open(replace(options.session, cwd=cwd), sources=sources)
+        # The first request goes out as soon as the session is open: connect meanwhile.
+        session_options = replace(options.session, cwd=cwd, connect_early=True)
+        session = AgentSession.open(session_options, sources=sources)
     except Exception as exc:  # nothing is written yet: a JSON reader gets a failed result
         report_failure(fmt, sys.stdout, exc)
         raise

@@ -28,8 +28,9 @@ Contracts:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, get_args
+
+import msgspec
 
 from earshot.providers.models import ModelInfo
 from earshot.providers.target import Target
@@ -67,8 +68,7 @@ def can_reason(info: ModelInfo | None) -> bool:
     return info is not None and (info.reasoning or bool(info.reasoning_options))
 
 
-@dataclass(frozen=True)
-class EffortChoice:
+class EffortChoice(msgspec.Struct, frozen=True):
     """The effort in force for one model.
 
     ``level`` is what was asked (or defaulted; ``None`` when nothing applies), ``request``

@@ -26,7 +26,6 @@ Messages are put on one line (gateways append paragraphs).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import msgspec
 
@@ -39,8 +38,7 @@ _EXCERPT = 200
 _CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
 
 
-@dataclass(frozen=True, kw_only=True)
-class VendorError:
+class VendorError(msgspec.Struct, frozen=True, kw_only=True):
     """An error body, normalised. ``message`` is never empty; ``code`` is text whatever its
     JSON type; ``status`` is Google's canonical status name (``RESOURCE_EXHAUSTED``);
     ``decoded`` is false when the body was not one of the known shapes."""

@@ -18,9 +18,9 @@ import threading
 import weakref
 from asyncio import AbstractEventLoop, get_running_loop
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import httpx
+import msgspec
 
 CONNECT_TIMEOUT_S = 10.0
 IDLE_TIMEOUT_MS = 300_000
@@ -34,8 +34,7 @@ class TimeoutSettingError(ValueError):
     """``EARSHOT_IDLE_TIMEOUT_MS`` is not a positive whole number of milliseconds."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Timeouts:
+class Timeouts(msgspec.Struct, frozen=True, kw_only=True):
     """How long a model request may take to connect, and how long it may stay silent."""
 
     connect: float = CONNECT_TIMEOUT_S
@@ -105,13 +104,40 @@ def warm_tls(url: str) -> None:
 
 
 def new_client(*, tls: bool = True) -> httpx.AsyncClient:
+    verify: ssl.SSLContext | bool = ssl_context() if tls else False
+    limits = httpx.Limits(max_connections=32, max_keepalive_connections=8)
     return httpx.AsyncClient(
         timeout=TIMEOUT,
-        verify=ssl_context() if tls else False,
+        verify=verify,
         trust_env=True,
         follow_redirects=False,
-        limits=httpx.Limits(max_connections=32, max_keepalive_connections=8),
+        limits=limits,
+        transport=_transport(verify, limits),
     )
+
+
+def _transport(verify: ssl.SSLContext | bool, limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
+    """httpx's own transport, its pool taking a connection opened early
+    (``_preconnect``) when there is one. (Proxies from the environment are mounted by
+    the client as before, and connect on their own.)"""
+    import httpcore
+
+    from earshot.providers._early_backend import EarlyBackend
+
+    transport = httpx.AsyncHTTPTransport(verify=verify, trust_env=True, limits=limits)
+    pool = getattr(transport, "_pool", None)
+    if isinstance(pool, httpcore.AsyncConnectionPool):
+        # httpx takes no network backend for its default transport: give its pool ours.
+        pool._network_backend = EarlyBackend()
+    return transport
+
+
+def connect_early(url: str) -> None:
+    """Open the connection to ``url``'s host now, on a thread, for the first request
+    to take (``_preconnect``): a run that sends a request as soon as it has built it."""
+    from earshot.providers import _preconnect
+
+    _preconnect.start(url)
 
 
 def shared_client(*, tls: bool = True) -> httpx.AsyncClient:
@@ -140,6 +166,7 @@ __all__ = [
     "TimeoutSettingError",
     "Timeouts",
     "close_shared_client",
+    "connect_early",
     "new_client",
     "shared_client",
     "ssl_context",

@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+import msgspec
 
 from earshot.providers.errors import ProviderError
 from earshot.providers.models import ModelInfo
 from earshot.providers.target import AuthStyle, Secret, Target, WireName
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProviderSpec:
+class ProviderSpec(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     name: str
     wire: WireName
@@ -39,7 +39,7 @@ class ProviderSpec:
     base_url_env: tuple[str, ...] = ()
     catalog_id: str | None = None
     open_models: bool = False
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = msgspec.field(default_factory=dict)
     credential_env: tuple[str, ...] = ()
     """Other variables holding this provider's credentials (cloud keys, tokens, key files):
     never read as the API key, but kept out of tool environments like ``env``."""
@@ -263,15 +263,14 @@ def suggest_providers(provider: str, n: int = 3) -> list[str]:
     return list(dict.fromkeys(found))[:n]
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProviderSettings:
+class ProviderSettings(msgspec.Struct, frozen=True, kw_only=True):
     """The part of settings that concerns one provider (validated by the settings loader)."""
 
     base_url: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = msgspec.field(default_factory=dict)
     api_version: str | None = None
     """Azure OpenAI: the ``api-version`` of chat-completions calls."""
-    deployments: Mapping[str, str] = field(default_factory=dict)
+    deployments: Mapping[str, str] = msgspec.field(default_factory=dict)
     """Azure OpenAI: deployment name -> catalog model id (for prices and limits)."""
     wire: WireName | None = None
 

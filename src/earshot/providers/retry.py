@@ -10,7 +10,8 @@ before its stream produced any event: deltas already delivered are never re-emit
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+
+import msgspec
 
 from earshot.providers.errors import ProviderError
 
@@ -20,8 +21,7 @@ MAX_RETRIES = 10
 """The most a user may ask for (settings ``maxRetries``, ``EARSHOT_MAX_RETRIES``)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class RetryPolicy:
+class RetryPolicy(msgspec.Struct, frozen=True, kw_only=True):
     """``max_retries`` counts retries after the first try: 0 means one attempt. Behind a
     gateway that retries on its own (LiteLLM, OpenRouter), attempts multiply; set
     ``maxRetries`` to 0 there."""

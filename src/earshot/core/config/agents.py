@@ -18,8 +18,9 @@ A file that cannot be read is skipped with a warning naming the file, line and f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from earshot._base.dirs import config_dir
 from earshot.core.config.settings import project_root
@@ -32,8 +33,7 @@ have, then reply with a concise report of what you found or did: the facts the o
 needs, with file paths and line numbers. Your reply is all it sees of your work."""
 
 
-@dataclass(frozen=True)
-class AgentSpec:
+class AgentSpec(msgspec.Struct, frozen=True):
     name: str
     description: str
     system: str

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 MAX_BYTES = 40_000
 MAX_DEPTH = 3
@@ -24,8 +25,7 @@ FALLBACK = "CLAUDE.md"
 _IMPORT = re.compile(r"(?:^|\s)@((?:~|\.{1,2})?/?[\w.\-/]+\.[\w]+)")
 
 
-@dataclass(frozen=True)
-class MemoryFile:
+class MemoryFile(msgspec.Struct, frozen=True):
     path: Path
     text: str
     truncated: bool = False

@@ -27,6 +27,9 @@ class SessionOptions:
     max_turns: int | None = None
     max_budget_usd: float | None = None
     append_system_prompt: str = ""
+    connect_early: bool = False
+    """Open the connection to the model's provider while the session is built: for a run
+    that sends its first request as soon as the session is open (``earshot -p``)."""
 
 
 __all__ = ["SessionOptions"]

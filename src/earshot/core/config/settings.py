@@ -23,8 +23,9 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from earshot._base.dirs import config_dir, project_root
 from earshot._base.errors import UserError
@@ -43,30 +44,28 @@ class SettingsError(UserError):
     """A settings file earshot cannot use; ``str()`` names the file and what is wrong."""
 
 
-@dataclass(frozen=True)
-class SettingsFile:
+class SettingsFile(msgspec.Struct, frozen=True):
     scope: str
     path: Path
     data: JSONObject
 
 
-@dataclass
-class Settings:
-    files: list[SettingsFile] = field(default_factory=list)
+class Settings(msgspec.Struct):
+    files: list[SettingsFile] = msgspec.field(default_factory=list)
     model: str | None = None
-    providers: dict[str, ProviderSettings] = field(default_factory=dict)
-    models: dict[str, dict[str, JSONObject]] = field(default_factory=dict)
+    providers: dict[str, ProviderSettings] = msgspec.field(default_factory=dict)
+    models: dict[str, dict[str, JSONObject]] = msgspec.field(default_factory=dict)
     undo_max_file_bytes: int | None = None
-    verify: list[str] = field(default_factory=list)
+    verify: list[str] = msgspec.field(default_factory=list)
     verify_rounds: int = 3
     max_budget_usd: float | None = None
     idle_timeout_ms: int | None = None
-    pass_env: list[str] = field(default_factory=list)
+    pass_env: list[str] = msgspec.field(default_factory=list)
     max_retries: int | None = None
     """Retries of a failed model call (``maxRetries``, then ``EARSHOT_MAX_RETRIES``); None
     means the retry policy's default."""
     reasoning_effort: EffortLevel | None = None
-    model_efforts: dict[str, EffortLevel] = field(default_factory=dict)
+    model_efforts: dict[str, EffortLevel] = msgspec.field(default_factory=dict)
     """``reasoningEffort`` per ``provider/model`` (from ``models.<provider>.<model>``)."""
     subagent_depth: int = 1
     """How deep subagents may nest (``subagentDepth``): 1, children cannot start children;

@@ -20,9 +20,10 @@ ask rules and the mode ask, exactly as without the entries.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
+
+import msgspec
 
 from earshot.core.extend.names import CLAUDE_NAMES, OURS_TO_CLAUDE
 from earshot.core.permissions import Mode, Rule, RuleSet
@@ -39,8 +40,7 @@ def _family(rule: Rule) -> tuple[str, ...]:
     return FAMILIES.get(rule.tool, (rule.tool,))
 
 
-@dataclass(frozen=True)
-class AllowedTools:
+class AllowedTools(msgspec.Struct, frozen=True):
     """The parsed entries. ``whole``: earshot tools named bare; ``servers``: MCP name
     prefixes named bare (``mcp__server__``); ``rules``: the entries with a specifier, each
     covering the tool it names (``Bash(...)`` covers ``bash``)."""

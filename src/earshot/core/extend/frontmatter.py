@@ -4,8 +4,9 @@ YAML that skills and commands use (``key: value``, quoted strings, ``[a, b]`` li
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from earshot._base.errors import UserError
 
@@ -16,8 +17,7 @@ class FrontMatterError(UserError):
     """A front matter block that cannot be read; the message names file, line and field."""
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(msgspec.Struct, frozen=True):
     fields: dict[str, Value]
     body: str
 

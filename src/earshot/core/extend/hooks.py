@@ -25,9 +25,10 @@ import os
 import signal
 import time
 from collections.abc import Collection
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
+
+import msgspec
 
 from earshot._base.errors import UserError
 from earshot._base.json import JSONObject, JSONValue
@@ -61,8 +62,7 @@ class HookConfigError(UserError):
     """A ``hooks`` block that cannot be read; names the settings file and the field."""
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(msgspec.Struct, frozen=True):
     event: str
     matcher: str
     command: str
@@ -70,8 +70,7 @@ class Hook:
     source: str
 
 
-@dataclass(frozen=True)
-class HookRun:
+class HookRun(msgspec.Struct, frozen=True):
     """One hook's run, as the transcript and stream-json record it."""
 
     event: str
@@ -95,17 +94,16 @@ class HookRun:
         return text[:MAX_RECORDED_OUTPUT] + f"\n... ({cut} more characters)"
 
 
-@dataclass
-class HookOutcome:
+class HookOutcome(msgspec.Struct):
     """What the hooks of one event decided, together."""
 
     blocked: bool = False
     ask: bool = False
     reason: str = ""
-    context: list[str] = field(default_factory=list)
+    context: list[str] = msgspec.field(default_factory=list)
     stop: bool = False
-    warnings: list[str] = field(default_factory=list)
-    runs: list[HookRun] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+    runs: list[HookRun] = msgspec.field(default_factory=list)
 
 
 def _groups(file: SettingsFile) -> list[tuple[str, int, JSONValue]]:
@@ -299,7 +297,7 @@ class Hooks:
         env["EARSHOT_PROJECT_DIR"] = str(cwd)
         for hook in self.matching(event, tool if tool is not None else subject):
             run = await _run_one(hook, stdin, cwd, env)
-            outcome.runs.append(replace(run, decision=_judge(outcome, run, event)))
+            outcome.runs.append(msgspec.structs.replace(run, decision=_judge(outcome, run, event)))
         return outcome
 
 

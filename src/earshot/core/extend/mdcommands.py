@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
@@ -45,8 +46,7 @@ class ExpandError(UserError):
     """A command's body could not be expanded (a refused ``!`cmd``` or ``@path``)."""
 
 
-@dataclass(frozen=True)
-class MdCommand:
+class MdCommand(msgspec.Struct, frozen=True):
     name: str
     about: str
     hint: str

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from earshot.core.extend.allowed import AllowedTools, parse_allowed
 from earshot.core.extend.frontmatter import Document, FrontMatterError, list_field, text_field
@@ -22,8 +23,7 @@ from earshot.core.loop.agent import Agent
 from earshot.providers.effort import EffortLevel, parse_effort
 
 
-@dataclass(frozen=True)
-class TurnOverrides:
+class TurnOverrides(msgspec.Struct, frozen=True):
     """None of them set: the turn runs as the session does."""
 
     model: str = ""

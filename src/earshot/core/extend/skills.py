@@ -17,7 +17,6 @@ runs its scripts with ``bash``, through the gate.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
@@ -36,8 +35,7 @@ MAX_FILES = 200
 COMPAT = (".claude", ".agents")
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(msgspec.Struct, frozen=True):
     name: str
     description: str
     path: Path
@@ -46,7 +44,7 @@ class Skill:
     source: str
     """"user" or "project"."""
     fields: dict[str, Value]
-    overrides: TurnOverrides = field(default_factory=TurnOverrides)
+    overrides: TurnOverrides = msgspec.field(default_factory=TurnOverrides)
     """``model``, ``effort``, ``allowed-tools``: for a turn started with ``/<name>``."""
 
     @property

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
+import msgspec
 
 from earshot._base.aio import race
 from earshot._base.json import JSONObject
@@ -61,8 +61,7 @@ from earshot.providers.pricing import cost_usd
 from earshot.providers.target import Target
 
 
-@dataclass(frozen=True)
-class AgentConfig:
+class AgentConfig(msgspec.Struct, frozen=True):
     """What an agent is. ``reasoning_effort`` is used only without ``AgentPorts.effort``
     (whose choice overrides it); ``verify_suggestion`` is shown once when files changed
     and no checks are configured."""
@@ -75,14 +74,13 @@ class AgentConfig:
     max_budget_usd: float | None = None
     reasoning_effort: pt.ReasoningEffort | None = None
     max_output_tokens: int | None = None
-    policy: ContextPolicy = field(default_factory=ContextPolicy)
+    policy: ContextPolicy = msgspec.field(default_factory=ContextPolicy)
     verify: Sequence[str] = ()
     verify_rounds: int = 3
     verify_suggestion: str | None = None
 
 
-@dataclass(frozen=True)
-class AgentPorts:
+class AgentPorts(msgspec.Struct, frozen=True):
     """What an agent talks to. Without ``model`` it streams from the providers
     (``ProviderModel()``: no retry policy or timeouts of the session's)."""
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import anyio
+import msgspec
 
 from earshot._base.aio import race
 from earshot._base.json import JSONObject
@@ -84,8 +84,7 @@ def _error_part(call: ToolCallPart, text: str) -> ToolResultPart:
     )
 
 
-@dataclass
-class _Slot:
+class _Slot(msgspec.Struct):
     call: ToolCallPart
     result: ToolResultPart | None = None
     brief: str = ""
@@ -94,15 +93,14 @@ class _Slot:
     sent: bool = False
 
 
-@dataclass
-class ToolBatch:
+class ToolBatch(msgspec.Struct):
     tools: dict[str, AnyTool]
     ctx: ToolContext
     gate: Gate
     approve: ApproveFn | None
     undo: Snapshotter | None = None
-    denials: list[PermissionDenial] = field(default_factory=list)
-    results: list[ToolResultPart] = field(default_factory=list)
+    denials: list[PermissionDenial] = msgspec.field(default_factory=list)
+    results: list[ToolResultPart] = msgspec.field(default_factory=list)
     snapshot_taken: bool = False
     mutated: bool = False
     observe: Callable[[ToolResult], Awaitable[None]] | None = None
@@ -115,13 +113,13 @@ class ToolBatch:
     hooks: Hooks | None = None
     """PreToolUse hooks run before the gate: they may refuse a call or make it ask,
     never allow it."""
-    hook_base: JSONObject = field(default_factory=dict)
-    hook_runs: list[HookRun] = field(default_factory=list)
+    hook_base: JSONObject = msgspec.field(default_factory=dict)
+    hook_runs: list[HookRun] = msgspec.field(default_factory=list)
     """Every hook run of the batch, for the transcript."""
-    _hook_events: list[AgentEvent] = field(default_factory=list)
+    _hook_events: list[AgentEvent] = msgspec.field(default_factory=list)
     live: LiveEvents | None = None
     """Where a running subagent's events arrive (yielded while its group runs)."""
-    _running_ids: set[str] = field(default_factory=set)
+    _running_ids: set[str] = msgspec.field(default_factory=set)
     """The calls of the group now running (only their progress reports are sent)."""
     _live: LiveEvents | None = None
     """Where the running group's progress reports go (``live``, or the batch's own)."""
@@ -254,7 +252,7 @@ class ToolBatch:
         return "deny", f"the user denied this call{why}"
 
     def _context_for(self, call_id: str) -> ToolContext:
-        return replace(self.ctx, call_id=call_id, progress=self._reporter(call_id))
+        return msgspec.structs.replace(self.ctx, call_id=call_id, progress=self._reporter(call_id))
 
     def _reporter(self, call_id: str) -> ProgressFn:
         def report(

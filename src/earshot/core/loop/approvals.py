@@ -9,10 +9,10 @@ with an ``ApprovalRequest`` for each call the gate decided to ask about, and act
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import anyio
+import msgspec
 
 from earshot._base.aio import race
 from earshot.core.tools.base import EscalateFn, PermissionRequest
@@ -22,8 +22,7 @@ if TYPE_CHECKING:
     from earshot.core.loop.ports import Gate
 
 
-@dataclass(frozen=True, kw_only=True)
-class ApprovalRequest:
+class ApprovalRequest(msgspec.Struct, frozen=True, kw_only=True):
     """A call the gate wants a person to approve. ``request.detail`` is the real command or
     diff; ``parts`` lists each command or file change the gate judged, which is exactly what
     "allow for this session" grants (a prompt should show them)."""
@@ -35,8 +34,7 @@ class ApprovalRequest:
     parts: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class Approval:
+class Approval(msgspec.Struct, frozen=True, kw_only=True):
     decision: Literal["allow_once", "allow_session", "deny"]
     reason: str = ""
 

@@ -30,7 +30,6 @@ overshoot, it must not undershoot and overflow the window.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import anyio
 import msgspec
@@ -40,8 +39,7 @@ from earshot.providers import types as pt
 from earshot.providers.target import Target
 
 
-@dataclass(frozen=True, kw_only=True)
-class ContextPolicy:
+class ContextPolicy(msgspec.Struct, frozen=True, kw_only=True):
     max_result_chars: int = 40_000
     prune_after: int = 6
     compact_at: float = 0.8
@@ -172,8 +170,7 @@ def estimate(
     return (chars + 3) // 4 + images * _IMAGE_TOKENS
 
 
-@dataclass
-class TokenGauge:
+class TokenGauge(msgspec.Struct):
     """Estimates corrected by what the provider reported: ``ratio`` only grows past 1."""
 
     ratio: float = 1.0
@@ -208,8 +205,7 @@ Open todos and anything promised but not done.
 What was being done when this summary was written, and the next step."""
 
 
-@dataclass(frozen=True)
-class CompactionPlan:
+class CompactionPlan(msgspec.Struct, frozen=True):
     """Which messages are summarised, and which stay verbatim after the cut.
     ``inside_turn``: the cut falls between tool batches of the current turn, so the kept
     messages start with the model's tool calls, not with a typed prompt."""

@@ -17,10 +17,10 @@ so. An abort set before or during the call finishes it as ``aborted``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
 
 from earshot.providers import types as pt
 from earshot.providers.retry import RetryPolicy
@@ -32,8 +32,7 @@ if TYPE_CHECKING:
     from earshot.providers.http import Timeouts
 
 
-@dataclass
-class ProviderModel:
+class ProviderModel(msgspec.Struct):
     """The real model: ``providers.stream`` with a shared client, a retry policy and the
     connect and idle timeouts."""
 
@@ -50,16 +49,15 @@ class ProviderModel:
 ScriptedReply = pt.Message | pt.ErrorEvent
 
 
-@dataclass
-class ScriptedModel:
+class ScriptedModel(msgspec.Struct):
     """Answers each call with the next reply of ``replies``; ``requests`` keeps what was
     asked. ``usage`` is reported for every finished call; ``delay`` (seconds) passes
     between streamed parts, so an abort can land mid-stream."""
 
     replies: list[ScriptedReply]
-    usage: pt.Usage = field(default_factory=lambda: pt.Usage(input=10, output=5))
+    usage: pt.Usage = msgspec.field(default_factory=lambda: pt.Usage(input=10, output=5))
     delay: float = 0.0
-    requests: list[pt.ModelRequest] = field(default_factory=list)
+    requests: list[pt.ModelRequest] = msgspec.field(default_factory=list)
 
     @classmethod
     def of(cls, *replies: ScriptedReply | str, delay: float = 0.0) -> ScriptedModel:

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field, replace
 
 import anyio
+import msgspec
 
 from earshot._base.json import JSONObject
 from earshot.core.config.agents import BUILTIN_AGENT, AgentSpec
@@ -45,20 +45,18 @@ from earshot.core.tools.state import ToolState
 from earshot.providers.target import Target
 
 
-@dataclass(frozen=True)
-class _Run:
+class _Run(msgspec.Struct, frozen=True):
     call_id: str
     description: str
     spec: AgentSpec
 
 
-@dataclass
-class ChildRecord:
+class ChildRecord(msgspec.Struct):
     """What a child did, for the parent's tool result and the front-ends."""
 
     agent: str
-    changed: list[str] = field(default_factory=list)
-    ran: list[str] = field(default_factory=list)
+    changed: list[str] = msgspec.field(default_factory=list)
+    ran: list[str] = msgspec.field(default_factory=list)
     denied: int = 0
 
     def note(self, event: AgentEvent) -> None:
@@ -89,7 +87,9 @@ def _effort(parent: Agent, spec: AgentSpec, target: Target) -> SessionEffort | N
     policy = parent.effort.policy if parent.effort is not None else EffortPolicy()
     if spec.effort is None and parent.effort is None:
         return None
-    return SessionEffort(replace(policy, chosen=spec.effort or policy.chosen), target)
+    return SessionEffort(
+        msgspec.structs.replace(policy, chosen=spec.effort or policy.chosen), target
+    )
 
 
 EventSink = Callable[[AgentEvent], None]

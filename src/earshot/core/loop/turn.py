@@ -10,8 +10,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
+
+import msgspec
 
 from earshot.core.loop.events import PermissionDenial, StopReason, Verification
 from earshot.providers import types as pt
@@ -26,8 +27,7 @@ STOP_FOR_FINISH: dict[pt.FinishReason, StopReason] = {
 }
 
 
-@dataclass
-class Turn:
+class Turn(msgspec.Struct):
     """The state of one turn, shared by its steps. ``next`` is what follows a step: "go"
     on to the next step, "again" to another model call, "stop" to the end of the turn."""
 
@@ -37,9 +37,9 @@ class Turn:
     calls: int = 0
     finish: pt.Finish | None = None
     error: pt.ErrorEvent | None = None
-    tool_calls: list[pt.ToolCallPart] = field(default_factory=list)
+    tool_calls: list[pt.ToolCallPart] = msgspec.field(default_factory=list)
     final_text: str = ""
-    denials: list[PermissionDenial] = field(default_factory=list)
+    denials: list[PermissionDenial] = msgspec.field(default_factory=list)
     squeezed: int = 0
     """Compactions after context overflows since the last model call that fitted."""
     changed: bool = False

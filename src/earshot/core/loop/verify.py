@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from earshot.core.loop._execute import ToolBatch
 from earshot.core.loop.approvals import ApproveFn
@@ -33,12 +34,11 @@ from earshot.providers import types as pt
 OUTPUT_TAIL = 4_000
 
 
-@dataclass
-class Checks:
+class Checks(msgspec.Struct):
     """The outcome of one round, filled in while ``run`` yields its events."""
 
     outcome: Verification = "passed"
-    failures: list[VerificationRan] = field(default_factory=list)
+    failures: list[VerificationRan] = msgspec.field(default_factory=list)
 
 
 async def run(

@@ -46,6 +46,8 @@ from pathlib import Path
 from typing import Literal, get_args
 from urllib.parse import urlsplit
 
+import msgspec
+
 from earshot._base.dirs import config_dir
 from earshot.core.config.settings import Settings, SettingsError
 from earshot.core.config.settings import git_tracked as _tracked
@@ -177,8 +179,7 @@ def parse_rule(
     return _path_rule(make, tool, spec.strip(), base)
 
 
-@dataclass(frozen=True)
-class _RuleMaker:
+class _RuleMaker(msgspec.Struct, frozen=True):
     text: str
     action: m.Action
     scope: str

@@ -39,11 +39,11 @@ import shutil
 import sys
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
 
 from earshot.core.tools.base import ToolError
 from earshot.core.tools.ops import ProcessOps
@@ -62,8 +62,7 @@ CLOSE_GRACE_S = 2.0
 # --- finding bash ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ShellChoice:
+class ShellChoice(msgspec.Struct, frozen=True):
     """The shell to run ``<path> -c <command>`` with; ``note`` tells the model about a
     fallback (empty when it is bash)."""
 

@@ -18,7 +18,6 @@ A tool never ends a turn: whatever it raises becomes an error result the model r
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, Literal, Protocol, TypeVar
 
@@ -34,8 +33,7 @@ from earshot.providers.types import ImagePart, JSONObject, JSONValue, TextPart, 
 PermissionKind = Literal["read", "edit", "execute", "fetch", "ask", "other"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class PermissionRequest:
+class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     """What a call would do, in the terms the permission gate decides on.
 
     ``paths`` are the files a call reads or changes (absolute, symlinks not yet resolved:
@@ -58,8 +56,7 @@ class PermissionRequest:
     """``declare_scope``: the path globs a new declaration adds to the declared ones."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Question:
+class Question(msgspec.Struct, frozen=True, kw_only=True):
     """What ``ask_user`` asks. With ``allow_free_text`` false, only a choice is an answer."""
 
     text: str
@@ -108,13 +105,12 @@ class ReadGuard(Protocol):
         ...
 
 
-@dataclass(kw_only=True)
-class ToolContext:
+class ToolContext(msgspec.Struct, kw_only=True):
     cwd: Path
     state: ToolState
-    files: FileOps = field(default_factory=LocalFileOps)
-    procs: ProcessOps = field(default_factory=LocalProcessOps)
-    abort: anyio.Event = field(default_factory=anyio.Event)
+    files: FileOps = msgspec.field(default_factory=LocalFileOps)
+    procs: ProcessOps = msgspec.field(default_factory=LocalProcessOps)
+    abort: anyio.Event = msgspec.field(default_factory=anyio.Event)
     ask: AskFn | None = None
     escalate: EscalateFn | None = None
     vision: bool = False
@@ -137,8 +133,7 @@ class ToolContext:
         return p if p.is_absolute() else self.cwd / p
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolResult:
+class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
     content: list[TextPart | ImagePart]
     is_error: bool = False
     brief: str = ""
@@ -182,8 +177,7 @@ Execute = Callable[[A, ToolContext], Awaitable[ToolResult]]
 Permission = Callable[[A, ToolContext], PermissionRequest]
 
 
-@dataclass(frozen=True)
-class Tool(Generic[A]):
+class Tool(msgspec.Struct, Generic[A], frozen=True):
     name: str
     description: str
     input_type: type[A]
@@ -229,8 +223,7 @@ class Tool(Generic[A]):
         return PreparedCall(request=request, run=run)
 
 
-@dataclass(frozen=True)
-class PreparedCall:
+class PreparedCall(msgspec.Struct, frozen=True):
     """A validated call: its ``PermissionRequest``, and ``run`` to execute it."""
 
     request: PermissionRequest

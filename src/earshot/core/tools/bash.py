@@ -24,7 +24,7 @@ from __future__ import annotations
 import signal
 import sys
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import anyio
@@ -306,7 +306,9 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
         if refused is None:
             run = await _run(plain, timeout_ms, ctx, choice.path)
         else:
-            return replace(_result(args, ctx, run, timeout_ms, notes), denied=refused)
+            return msgspec.structs.replace(
+                _result(args, ctx, run, timeout_ms, notes), denied=refused
+            )
     return _result(args, ctx, run, timeout_ms, notes)
 
 

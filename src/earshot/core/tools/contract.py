@@ -6,16 +6,16 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+import msgspec
 
-@dataclass
-class ScopeContract:
+
+class ScopeContract(msgspec.Struct):
     goal: str = ""
-    paths: list[str] = field(default_factory=list)
-    steps: list[str] = field(default_factory=list)
+    paths: list[str] = msgspec.field(default_factory=list)
+    steps: list[str] = msgspec.field(default_factory=list)
     declared: bool = False
 
     def declare(self, goal: str, paths: Iterable[str], steps: Iterable[str]) -> None:

@@ -14,11 +14,11 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVarTuple
 
 import anyio
+import msgspec
 
 from earshot.core.tools._reaper import REAPER, Ledger
 
@@ -26,8 +26,7 @@ if TYPE_CHECKING:
     from anyio.abc import Process
 
 
-@dataclass(frozen=True)
-class FileStat:
+class FileStat(msgspec.Struct, frozen=True):
     size: int
     mtime_ns: int
     is_dir: bool

@@ -5,24 +5,23 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
+
+import msgspec
 
 from earshot.core.tools.ops import FileOps
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
 
-@dataclass(frozen=True)
-class ReadRecord:
+class ReadRecord(msgspec.Struct, frozen=True):
     mtime_ns: int
     size: int
     digest: str
 
 
-@dataclass(frozen=True)
-class Todo:
+class Todo(msgspec.Struct, frozen=True):
     content: str
     status: TodoStatus
     id: str = ""
@@ -71,14 +70,13 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass
-class ToolState:
+class ToolState(msgspec.Struct):
     """``pass_env`` names credential variables the user lets commands see anyway (the
     ``passEnv`` setting); every other credential earshot uses is kept from them."""
 
-    read_files: dict[Path, ReadRecord] = field(default_factory=dict)
-    todos: list[Todo] = field(default_factory=list)
-    shells: dict[str, BackgroundShell] = field(default_factory=dict)
+    read_files: dict[Path, ReadRecord] = msgspec.field(default_factory=dict)
+    todos: list[Todo] = msgspec.field(default_factory=list)
+    shells: dict[str, BackgroundShell] = msgspec.field(default_factory=dict)
     pass_env: frozenset[str] = frozenset()
     sandbox: ShellSandbox | None = None
 

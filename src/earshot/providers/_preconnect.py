@@ -1,0 +1,145 @@
+"""Connecting to the provider while the first request is still being built.
+
+A headless run knows where its first request goes as soon as the model is resolved, well
+before the request exists (the transcript, the tools and the prompt come after, and the
+HTTP client's own modules load only when it is first used). ``start(url)`` resolves the
+host and opens the TCP connection on a thread of its own meanwhile (the GIL is released
+while it waits on the network); the client's connection pool then takes that socket for
+its first connection to the same host and port (``EarlyBackend``) instead of connecting
+again, and TLS, when the URL is https, is negotiated over it as usual.
+
+The early connection is only an optimisation and never changes what is sent: with a
+proxy configured (the client would connect to the proxy, not the host) nothing is
+opened; a socket that failed to connect, is older than ``MAX_AGE_S`` or was closed by the
+server meanwhile is dropped and the pool connects as it always does; an early connection
+nobody takes is closed after ``MAX_AGE_S``.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import socket
+import sys
+import threading
+import time
+from urllib.parse import urlsplit
+
+MAX_AGE_S = 10.0
+"""How long an early connection waits to be taken before it is closed."""
+CONNECT_TIMEOUT_S = 10.0
+
+
+class Early:
+    """One early connection: ``done`` once its connect finished (``sock`` is None when
+    it failed or was not attempted), ``taken`` once a client claimed it."""
+
+    __slots__ = ("done", "host", "port", "sock", "started", "taken")
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.started = time.monotonic()
+        self.done = threading.Event()
+        self.taken = threading.Event()
+        self.sock: socket.socket | None = None
+
+
+_early: dict[tuple[str, int], Early] = {}
+_lock = threading.Lock()
+
+
+def start(url: str) -> None:
+    """Begin connecting to ``url``'s host and port on a thread (once per host and port)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or {"https": 443, "http": 80}.get(parts.scheme)
+    except ValueError:
+        return
+    if not parts.hostname or port is None:
+        return
+    key = (parts.hostname, port)
+    with _lock:
+        if key in _early:
+            return
+        early = _early[key] = Early(parts.hostname, port)
+    threading.Thread(
+        target=_connect, args=(early, parts.scheme), name="earshot-connect", daemon=True
+    ).start()
+
+
+def _proxied(scheme: str) -> bool:
+    """Whether the HTTP client may go through a proxy for ``scheme``: one named in the
+    environment (``HTTPS_PROXY``, ``all_proxy``, ...), or on macOS and Windows in the
+    system's settings too."""
+    if sys.platform in ("darwin", "win32"):
+        from urllib.request import getproxies
+
+        proxies = getproxies()
+    else:  # what urllib (and so the HTTP client) reads on other systems: the environment
+        proxies = {
+            name[:-6].lower(): value
+            for name, value in os.environ.items()
+            if value and name.lower().endswith("_proxy")
+        }
+    return bool(proxies.get(scheme) or proxies.get("all"))
+
+
+def _connect(early: Early, scheme: str) -> None:
+    sock: socket.socket | None = None
+    try:
+        if not _proxied(scheme):
+            sock = socket.create_connection((early.host, early.port), timeout=CONNECT_TIMEOUT_S)
+    except OSError:
+        sock = None
+    early.sock = sock
+    early.done.set()
+    if sock is not None and not early.taken.wait(MAX_AGE_S):
+        _drop(early)
+
+
+def _drop(early: Early) -> None:
+    with _lock:
+        if _early.get((early.host, early.port)) is early:
+            del _early[(early.host, early.port)]
+        sock, early.sock = early.sock, None
+    if sock is not None:
+        sock.close()
+
+
+def _usable(early: Early) -> socket.socket | None:
+    """The early socket, when it connected, is fresh and the server has not closed it
+    (a connected socket with nothing to read is not readable)."""
+    with _lock:
+        sock, early.sock = early.sock, None
+    early.taken.set()
+    if sock is None:
+        return None
+    try:
+        fresh = time.monotonic() - early.started < MAX_AGE_S
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        fresh, readable = False, [sock]
+    if fresh and not readable:
+        return sock
+    sock.close()
+    return None
+
+
+def pending(host: str, port: int) -> Early | None:
+    """The early connection to ``host``:``port`` (removed: it is taken once), or None."""
+    with _lock:
+        return _early.pop((host, port), None)
+
+
+def take(early: Early) -> socket.socket | None:
+    """``early``'s socket once its connect has finished (it must have, see
+    ``wait_for``), or None when it is not usable."""
+    return _usable(early) if early.done.is_set() else None
+
+
+def wait_for(early: Early, timeout: float | None) -> bool:
+    """Block until ``early``'s connect has finished (run it on a worker thread)."""
+    return early.done.wait(timeout)
+
+
+__all__ = ["CONNECT_TIMEOUT_S", "MAX_AGE_S", "Early", "pending", "start", "take", "wait_for"]
