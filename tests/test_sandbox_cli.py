@@ -160,3 +160,17 @@ def test_a_refused_rerun_outside_the_sandbox_is_a_permission_denial(
     assert "OS sandbox" in reason
     assert "nobody can approve running it outside the sandbox" in reason
     assert not target.exists()
+
+
+def test_a_text_run_names_the_sandbox_as_the_way_out_of_its_refusal(
+    fake_provider: FakeProvider, repo: Path, outside: Path
+) -> None:
+    _bash_then_text(fake_provider, f"echo x > {outside / 'escaped.txt'}")
+    done = earshot(fake_provider, repo, "-p", "go", "--permission-mode", "yolo")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "done\n"
+    line = done.stderr.strip().splitlines()[-1]
+    assert line == (
+        "earshot: 1 tool call was denied (bash); rerun with --sandbox off "
+        "(the OS sandbox stopped 1 command)"
+    )

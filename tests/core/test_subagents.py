@@ -290,3 +290,27 @@ def test_a_claude_agent_files_colour_is_ignored_but_a_field_that_changes_rights_
     assert (spec.name, spec.tools, spec.system) == ("reviewer", ("read",), "Review.")
     with pytest.raises(AgentFileError, match=r"reviewer\.md:3: field 'permissionMode'"):
         parse_agent("---\nname: reviewer\npermissionMode: plan\n---\nReview.\n", path)
+
+
+async def test_a_claude_agent_file_names_tools_its_way_and_can_take_some_away(
+    fake_provider: FakeProvider, repo_env: Path
+) -> None:
+    agent_file(
+        repo_env,
+        "scout",
+        "description: looks around\ntools: Read, Grep, Glob, Bash\ndisallowedTools:\n  - Bash\n",
+    )
+    fake_provider.script(
+        anthropic.tool_calls_turn([task("t1", "find the tests", agent="scout")]),
+        anthropic.text_turn("tests/ holds them"),
+        anthropic.text_turn("Found them."),
+    )
+    session = AgentSession.open(SessionOptions(cwd=repo_env, model=MODEL))
+    try:
+        _, ended = await turn(session, "where are the tests?")
+    finally:
+        await session.close()
+    assert ended.text == "Found them."
+    tools = fake_provider.requests[1].json()["tools"]
+    assert isinstance(tools, list)
+    assert sorted(str(t["name"]) for t in tools if isinstance(t, dict)) == ["glob", "grep", "read"]

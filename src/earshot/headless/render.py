@@ -58,6 +58,7 @@ from earshot.core.loop.events import (
     result_text,
 )
 from earshot.core.tools.display import ScopeView
+from earshot.headless._lines import denied_line, error_detail, failure_line
 from earshot.providers.types import JSONObject, JSONValue, ReasoningPart, Usage, text_of
 
 SCHEMA = "earshot.v1"
@@ -200,40 +201,6 @@ def _denials(ended: TurnEnded) -> list[JSONValue]:
         {"call_id": d.call_id, "tool": d.tool, "input": d.input, "reason": d.reason}
         for d in ended.permission_denials
     ]
-
-
-def _error_detail(ended: TurnEnded) -> Record | None:
-    if ended.reason != "error" and ended.error is None:
-        return None
-    return {
-        "kind": ended.error_kind or "unknown",
-        "message": ended.error or "the model call failed",
-    }
-
-
-def _failure_line(ended: TurnEnded) -> str:
-    """One line for a person, saying why a turn did not succeed."""
-    match ended.reason:
-        case "end_turn":
-            return ""
-        case "error":
-            detail = _error_detail(ended) or {}
-            line = f"the model call failed ({detail.get('kind')}): {detail.get('message')}"
-            if ended.error_kind == "stream_incomplete":
-                line += '; the partial answer is kept: earshot -p "continue" -c picks up from it'
-            return line
-        case "max_turns":
-            return f"stopped after {ended.model_calls} model calls: the --max-turns limit"
-        case "budget":
-            return "stopped: the --max-budget-usd budget is spent"
-        case "length":
-            return "stopped: the model reached its output token limit"
-        case "refusal":
-            return "stopped: the model refused"
-        case "aborted":
-            return "interrupted"
-        case unreachable:
-            assert_never(unreachable)
 
 
 def _obj(value: JSONValue) -> Record:
@@ -465,7 +432,7 @@ class HeadlessRenderer:
         if self._finished:
             raise RuntimeError("HeadlessRenderer.finish called twice")
         self._finished = True
-        error = _error_detail(ended)
+        error = error_detail(ended)
         denials = [*_denials(ended), *self._child_denials]
         result = _record(
             "result",
@@ -501,30 +468,13 @@ class HeadlessRenderer:
         if ended.text:
             self._out.write(ended.text if ended.text.endswith("\n") else ended.text + "\n")
             self._out.flush()
-        denied = _denied_line(ended)
+        denied = denied_line(ended)
         if denied:
             self._err.write(f"earshot: {denied}\n")
-        failure = _failure_line(ended)
+        failure = failure_line(ended)
         if failure:
             self._err.write(f"earshot: {failure}\n")
         self._err.flush()
-
-
-def _denied_line(ended: TurnEnded) -> str:
-    """One line naming the calls that were refused, so a text run that changed nothing
-    does not look like a success (``earshot: 3 tool calls were denied (bash ×2, edit)``)."""
-    denials = ended.permission_denials
-    if not denials:
-        return ""
-    counts: dict[str, int] = {}
-    for denial in denials:
-        counts[denial.tool] = counts.get(denial.tool, 0) + 1
-    tools = ", ".join(f"{tool} ×{n}" if n > 1 else tool for tool, n in counts.items())
-    calls = "1 tool call was" if len(denials) == 1 else f"{len(denials)} tool calls were"
-    return (
-        f"{calls} denied ({tools}); rerun with --permission-mode accept-edits or auto, "
-        "or --allow RULE"
-    )
 
 
 def load_schema() -> JSONObject:

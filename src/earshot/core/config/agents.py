@@ -7,6 +7,7 @@ Looked up in ``<config>/agents/*.md`` (user), then ``<project>/.claude/agents/*.
     name: reviewer                     the name ``task(agent=...)`` uses (else the file name)
     description: Reviews a diff        shown to the model in the task tool's description
     tools: read, grep, glob            only narrows the parent's tools (omitted: all of them)
+    disallowedTools: grep              takes tools away from that set
     model: groq/llama-3.3-70b-versatile    any provider's model (omitted: the parent's)
     effort: high                       its reasoning effort (omitted: the parent's)
     ---
@@ -40,6 +41,9 @@ class AgentSpec:
     model: str | None = None
     source: str = "built-in"
     effort: EffortLevel | None = None
+    disallowed: tuple[str, ...] = ()
+    """Tools taken away from the child (``disallowedTools``); names are ours or Claude
+    Code's, as in ``tools``."""
 
 
 BUILTIN_AGENT = AgentSpec(
@@ -62,8 +66,10 @@ def _list(text: str) -> tuple[str, ...]:
 
 COSMETIC = frozenset({"color"})
 """Front-matter fields of Claude Code's agent files that change nothing a child may do, so a
-file brought over unchanged loads; any other unknown field (``permissionMode``,
-``disallowedTools``: they would change what the child may do) is refused, never ignored."""
+file brought over unchanged loads; any other unknown field (``permissionMode``: it would
+change what the child may do) is refused, never ignored."""
+FIELDS = ("name", "description", "tools", "disallowedTools", "model", "effort")
+LISTS = ("tools", "disallowedTools")
 
 
 def parse_agent(text: str, path: Path) -> AgentSpec:
@@ -91,9 +97,9 @@ def parse_agent(text: str, path: Path) -> AgentSpec:
             key = key.strip()
             if key in COSMETIC:
                 continue
-            if key not in ("name", "description", "tools", "model", "effort"):
+            if key not in FIELDS:
                 raise AgentFileError(f"{path}:{number}: field {key!r}: unknown field")
-            fields[key] = value.strip().strip("\"'") if key != "tools" else value.strip()
+            fields[key] = value.strip().strip("\"'") if key not in LISTS else value.strip()
             if key == "effort" and fields[key]:
                 try:
                     effort = parse_effort(fields[key], where=f"{path}:{number}: field 'effort'")
@@ -104,6 +110,7 @@ def parse_agent(text: str, path: Path) -> AgentSpec:
     tools: tuple[str, ...] | None = None
     if "tools" in fields:
         tools = _list(fields["tools"]) + tuple(items.get("tools", []))
+    disallowed = _list(fields.get("disallowedTools", "")) + tuple(items.get("disallowedTools", []))
     name = fields.get("name") or path.stem
     return AgentSpec(
         name=name,
@@ -113,6 +120,7 @@ def parse_agent(text: str, path: Path) -> AgentSpec:
         model=fields.get("model") or None,
         source=str(path),
         effort=effort,
+        disallowed=disallowed,
     )
 
 

@@ -34,6 +34,7 @@ from earshot._base.json import JSONObject
 from earshot.core.config.agents import BUILTIN_AGENT, AgentSpec
 from earshot.core.effort import EffortPolicy, SessionEffort
 from earshot.core.extend.lifecycle import SessionHooks, merged
+from earshot.core.extend.names import tool_aliases
 from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
 from earshot.core.loop.events import AgentEvent, SubagentEvent, ToolFinished, TurnEnded
 from earshot.core.loop.ports import BranchingRecorder
@@ -126,8 +127,9 @@ class Subagents:
         tools = [t for t in self.parent.tools.values() if t.name != task_tool.NAME]
         if spec.tools is not None:
             wanted = set(spec.tools)
-            tools = [t for t in tools if t.name in wanted]
-        return tools
+            tools = [t for t in tools if wanted.intersection(tool_aliases(t.name))]
+        unwanted = set(spec.disallowed)
+        return [t for t in tools if not unwanted.intersection(tool_aliases(t.name))]
 
     def read_only(self, spec: AgentSpec) -> bool:
         return all(t.read_only for t in self._tools(spec))

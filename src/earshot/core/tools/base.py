@@ -146,7 +146,8 @@ class ToolResult:
     denied: str | None = None
     """Why a permission the call needed while it ran was refused (the OS sandbox stopped
     a command and nobody allowed running it outside): the turn lists the call among its
-    permission denials, as it does a call the gate refused."""
+    permission denials, as it does a call the gate refused. A refusal by the OS sandbox
+    begins with ``SANDBOX_REFUSAL``."""
 
     @classmethod
     def text(cls, text: str, *, brief: str = "", display: Display = None) -> ToolResult:
@@ -155,6 +156,11 @@ class ToolResult:
     @classmethod
     def error(cls, message: str, *, brief: str = "") -> ToolResult:
         return cls(content=[TextPart(text=message)], is_error=True, brief=brief or message)
+
+
+SANDBOX_REFUSAL = "the OS sandbox stopped it"
+"""How ``ToolResult.denied`` begins when the OS sandbox stopped a command and nobody let it
+run outside: front-ends tell it apart from the gate's refusals to suggest the right way out."""
 
 
 class ToolError(Exception):
@@ -364,6 +370,7 @@ def define_tool(
 
 
 __all__ = [
+    "SANDBOX_REFUSAL",
     "AnyTool",
     "AskFn",
     "EscalateFn",

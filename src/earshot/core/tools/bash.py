@@ -34,6 +34,7 @@ from earshot._base.aio import race
 from earshot.core.tools._output import cap_text, cut_marker, last_lines
 from earshot.core.tools._shell import child_env, find_bash, pump_output, start_background
 from earshot.core.tools.base import (
+    SANDBOX_REFUSAL,
     PermissionRequest,
     ProgressFn,
     ToolContext,
@@ -374,7 +375,7 @@ async def _escalation(args: BashInput, ctx: ToolContext, why: str) -> tuple[str,
         f"this command seems to have been stopped by the OS sandbox: {why}. It was not run "
         f"outside the sandbox ({who}). Work inside the project directory, or ask the user "
         "to allow it (sandbox settings: docs/sandbox.md)",
-        f"the OS sandbox stopped it ({why}) and {who}",
+        f"{SANDBOX_REFUSAL} ({why}) and {who}",
     )
 
 

@@ -8,42 +8,13 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-
+from tests.extend.conftest import tool_names, write
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
 from tests.test_headless_cli import earshot, records
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    work = tmp_path / "repo"
-    work.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
-    (work / "notes.txt").write_text("alpha\n")
-    return work
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> dict[str, str]:
-    place = tmp_path / "home"
-    (place / ".config").mkdir(parents=True, exist_ok=True)
-    return {"HOME": str(place), "XDG_CONFIG_HOME": str(place / ".config")}
-
-
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
 def _bash(call_id: str, command: str) -> ToolCallSpec:
     return ToolCallSpec(call_id, "bash", {"command": command})
-
-
-def _tool_names(fake: FakeProvider, index: int) -> list[str]:
-    tools = fake.requests[index].json()["tools"]
-    assert isinstance(tools, list)
-    return sorted(str(t["name"]) for t in tools if isinstance(t, dict))
 
 
 def _staged(repo: Path) -> list[str]:
@@ -58,13 +29,17 @@ def _permissions(stdout: str) -> list[tuple[str, str]]:
     return [(str(r["decision"]), str(r["reason"])) for r in found]
 
 
+def _sorted_names(fake: FakeProvider, index: int) -> list[str]:
+    return sorted(tool_names(fake, index))
+
+
 STAGE = "---\ndescription: stage files\nallowed-tools: Bash(git add:*), Read\n---\nStage $1.\n"
 
 
 def test_allowed_tools_narrow_the_turn_by_rule(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
-    _write(repo / ".earshot/commands/stage.md", STAGE)
+    write(repo / ".earshot/commands/stage.md", STAGE)
     fake_provider.script(
         anthropic.tool_calls_turn(
             [
@@ -87,7 +62,7 @@ def test_allowed_tools_narrow_the_turn_by_rule(
         env=home,
     )
     assert done.returncode == 0, done.stderr
-    assert _tool_names(fake_provider, 0) == ["bash", "read"]
+    assert _sorted_names(fake_provider, 0) == ["bash", "read"]
     assert _staged(repo) == ["notes.txt"]
     assert (repo / "notes.txt").exists()
     decided = _permissions(done.stdout)
@@ -99,7 +74,7 @@ def test_allowed_tools_narrow_the_turn_by_rule(
 def test_allowed_tools_never_grant_what_the_gate_would_not(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
-    _write(repo / ".earshot/commands/stage.md", STAGE)
+    write(repo / ".earshot/commands/stage.md", STAGE)
     fake_provider.script(
         anthropic.tool_calls_turn([_bash("b1", "git add notes.txt")]),
         anthropic.text_turn("refused"),
@@ -138,7 +113,7 @@ def test_a_bang_line_outside_allowed_tools_fails_the_command(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
     body = "---\nallowed-tools: Bash(git status:*)\n---\nBranch: !`git branch --show-current`\n"
-    _write(repo / ".earshot/commands/where.md", body)
+    write(repo / ".earshot/commands/where.md", body)
     done = earshot(fake_provider, repo, "-p", "/where", "--permission-mode", "yolo", env=home)
     assert done.returncode != 0
     assert "git branch --show-current" in done.stdout + done.stderr
@@ -149,8 +124,8 @@ def test_a_bang_line_outside_allowed_tools_fails_the_command(
 def test_bad_allowed_tools_or_effort_skip_the_command_naming_file_and_field(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
-    bad_tools = _write(repo / ".earshot/commands/odd.md", "---\nallowed-tools: Grep(x)\n---\nx\n")
-    bad_effort = _write(repo / ".earshot/commands/hard.md", "---\neffort: extreme\n---\nx\n")
+    bad_tools = write(repo / ".earshot/commands/odd.md", "---\nallowed-tools: Grep(x)\n---\nx\n")
+    bad_effort = write(repo / ".earshot/commands/hard.md", "---\neffort: extreme\n---\nx\n")
     fake_provider.script(anthropic.text_turn("ok"))
     done = earshot(fake_provider, repo, "-p", "hi", "--output-format", "stream-json", env=home)
     assert done.returncode == 0, done.stderr
@@ -162,7 +137,7 @@ def test_bad_allowed_tools_or_effort_skip_the_command_naming_file_and_field(
 def test_a_skill_turn_keeps_the_skill_tool_and_its_effort(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
-    _write(
+    write(
         repo / ".earshot/skills/tidy/SKILL.md",
         "---\nname: tidy\ndescription: tidy the notes\nallowed-tools: Read\neffort: low\n---\n"
         "Read the notes and say what to tidy.\n",
@@ -173,7 +148,7 @@ def test_a_skill_turn_keeps_the_skill_tool_and_its_effort(
     )
     done = earshot(fake_provider, repo, "-p", "/tidy", env=home)
     assert done.returncode == 0, done.stderr
-    assert _tool_names(fake_provider, 0) == ["read", "skill"]
+    assert _sorted_names(fake_provider, 0) == ["read", "skill"]
     for request in fake_provider.requests:
         assert request.json()["output_config"] == {"effort": "low"}
     assert "Read the notes" in json.dumps(fake_provider.requests[1].json()["messages"])

@@ -12,42 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.extend.conftest import tool_names, write
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
 from tests.test_headless_cli import earshot, records
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    work = tmp_path / "repo"
-    work.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
-    (work / "notes.txt").write_text("alpha\nbeta\n")
-    return work
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> dict[str, str]:
-    place = tmp_path / "home"
-    (place / ".config").mkdir(parents=True, exist_ok=True)
-    return {"HOME": str(place), "XDG_CONFIG_HOME": str(place / ".config")}
-
-
-def _tool_names(fake: FakeProvider, index: int) -> list[str]:
-    tools = fake.requests[index].json()["tools"]
-    assert isinstance(tools, list)
-    return [str(t["name"]) for t in tools if isinstance(t, dict)]
-
-
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 def test_a_namespaced_command_file_takes_arguments_and_includes_a_file(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
-    _write(
+    write(
         repo / ".earshot/commands/frontend/component.md",
         "---\ndescription: make a component\nargument-hint: <name> <kind>\n---\n"
         "Build the $1 component of kind $2 (all: $ARGUMENTS). Notes: @notes.txt\n",
@@ -65,11 +38,11 @@ def test_project_command_wins_over_user_and_bang_runs_only_through_the_gate(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
     config = Path(home["XDG_CONFIG_HOME"]) / "earshot"
-    _write(config / "commands/greet.md", "Say hi to $ARGUMENTS from the user file\n")
+    write(config / "commands/greet.md", "Say hi to $ARGUMENTS from the user file\n")
     # Inline code needs a rule that names the flag (a read-only line such as `echo` would
     # run without one).
     bang = "!`python3 -c \"print('on-main')\"`"
-    _write(repo / ".claude/commands/greet.md", f"Greet $ARGUMENTS. Branch: {bang}\n")
+    write(repo / ".claude/commands/greet.md", f"Greet $ARGUMENTS. Branch: {bang}\n")
     refused = earshot(fake_provider, repo, "-p", "/greet bob", env=home)
     assert refused.returncode != 0
     assert "python3 -c" in refused.stdout + refused.stderr
@@ -87,9 +60,9 @@ def test_a_skill_is_listed_by_name_and_its_tool_returns_body_and_files(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
     folder = repo / ".earshot/skills/hello"
-    _write(folder / "SKILL.md", "---\nname: hello\ndescription: say hello well\n---\nRun it.\n")
-    _write(folder / "scripts/hello.sh", "#!/bin/sh\necho hello\n")
-    _write(repo / ".agents/skills/broken/SKILL.md", "---\nname: Broken Name\n---\nx\n")
+    write(folder / "SKILL.md", "---\nname: hello\ndescription: say hello well\n---\nRun it.\n")
+    write(folder / "scripts/hello.sh", "#!/bin/sh\necho hello\n")
+    write(repo / ".agents/skills/broken/SKILL.md", "---\nname: Broken Name\n---\nx\n")
     fake_provider.script(
         anthropic.tool_calls_turn([ToolCallSpec("s1", "skill", {"name": "hello"})]),
         anthropic.text_turn("used it"),
@@ -101,7 +74,7 @@ def test_a_skill_is_listed_by_name_and_its_tool_returns_body_and_files(
     first = fake_provider.requests[0].json()
     assert "- hello: say hello well" in json.dumps(first["system"])
     assert "Run it." not in json.dumps(first["system"])
-    assert "skill" in _tool_names(fake_provider, 0)
+    assert "skill" in tool_names(fake_provider, 0)
     result = json.dumps(fake_provider.requests[1].json()["messages"])
     assert "Run it." in result
     assert "scripts/hello.sh" in result
@@ -115,14 +88,14 @@ def test_no_skills_no_skill_tool(
     fake_provider.script(anthropic.text_turn("ok"))
     done = earshot(fake_provider, repo, "-p", "hi", env=home)
     assert done.returncode == 0, done.stderr
-    assert "skill" not in _tool_names(fake_provider, 0)
+    assert "skill" not in tool_names(fake_provider, 0)
 
 
 def test_a_shell_hook_blocks_bash_and_sees_the_payload(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
 ) -> None:
     log = tmp_path / "hook.log"
-    script = _write(
+    script = write(
         tmp_path / "block.sh",
         f"#!/bin/sh\ncat >> {log}\necho 'no shell today' >&2\nexit 2\n",
     )
@@ -134,7 +107,7 @@ def test_a_shell_hook_blocks_bash_and_sees_the_payload(
             ]
         }
     }
-    _write(Path(home["XDG_CONFIG_HOME"]) / "earshot/settings.json", json.dumps(settings))
+    write(Path(home["XDG_CONFIG_HOME"]) / "earshot/settings.json", json.dumps(settings))
     fake_provider.script(
         anthropic.tool_calls_turn([ToolCallSpec("b1", "bash", {"command": "echo hi > out.txt"})]),
         anthropic.text_turn("blocked"),
@@ -180,7 +153,7 @@ def test_a_hook_cannot_allow(
             "PreToolUse": [{"matcher": ".*", "hooks": [{"type": "command", "command": command}]}]
         }
     }
-    _write(Path(home["XDG_CONFIG_HOME"]) / "earshot/settings.json", json.dumps(settings))
+    write(Path(home["XDG_CONFIG_HOME"]) / "earshot/settings.json", json.dumps(settings))
     fake_provider.script(
         anthropic.tool_calls_turn([ToolCallSpec("b1", "bash", {"command": "rm notes.txt"})]),
         anthropic.text_turn("refused"),
@@ -201,7 +174,7 @@ def test_project_hooks_wait_for_trust(
     settings = {
         "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}
     }
-    _write(repo / ".earshot/settings.json", json.dumps(settings))
+    write(repo / ".earshot/settings.json", json.dumps(settings))
     fake_provider.script(
         anthropic.tool_calls_turn([ToolCallSpec("r1", "read", {"path": "notes.txt"})]),
         anthropic.text_turn("read"),
@@ -233,7 +206,7 @@ def test_project_hooks_wait_for_trust(
 def test_a_bad_hooks_block_names_the_file_and_field(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
-    path = _write(
+    path = write(
         Path(home["XDG_CONFIG_HOME"]) / "earshot/settings.json",
         '{"hooks": {"PreToolUse": [{"hooks": [{"command": 3}]}]}}',
     )
@@ -243,7 +216,7 @@ def test_a_bad_hooks_block_names_the_file_and_field(
 
 
 def _hooks(home: dict[str, str], hooks: dict[str, object]) -> None:
-    _write(Path(home["XDG_CONFIG_HOME"]) / "earshot/settings.json", json.dumps({"hooks": hooks}))
+    write(Path(home["XDG_CONFIG_HOME"]) / "earshot/settings.json", json.dumps({"hooks": hooks}))
 
 
 def _one(command: str, matcher: str = "") -> list[dict[str, object]]:
@@ -253,7 +226,7 @@ def _one(command: str, matcher: str = "") -> list[dict[str, object]]:
 def test_prompt_hooks_add_context_or_reject_and_every_run_is_in_the_transcript(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
 ) -> None:
-    gate = _write(
+    gate = write(
         tmp_path / "prompt.sh",
         "#!/bin/sh\nif grep -q secret; then echo 'no secrets' >&2; exit 2; fi\necho 'sprint 7'\n",
     )
@@ -285,7 +258,7 @@ def test_prompt_hooks_add_context_or_reject_and_every_run_is_in_the_transcript(
 def test_after_a_stop_hook_sends_the_model_back_the_result_counts_every_round(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
 ) -> None:
-    stop = _write(
+    stop = write(
         tmp_path / "stop.sh",
         "#!/bin/sh\nif grep -q '\"stop_hook_active\": false'; then echo 'again' >&2; exit 2; fi\n",
     )
@@ -309,7 +282,7 @@ def test_after_a_stop_hook_sends_the_model_back_the_result_counts_every_round(
 def test_a_stop_hook_sends_the_model_back_once_and_post_tool_use_speaks_to_it(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str], tmp_path: Path
 ) -> None:
-    stop = _write(
+    stop = write(
         tmp_path / "stop.sh",
         "#!/bin/sh\nif grep -q '\"stop_hook_active\": false'; then echo 'run the tests' >&2; "
         "exit 2; fi\nexit 0\n",

@@ -10,37 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
+from tests.extend.conftest import write
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
 from tests.test_headless_cli import earshot, records
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    work = tmp_path / "repo"
-    work.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
-    (work / "notes.txt").write_text("alpha\n")
-    return work
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> dict[str, str]:
-    place = tmp_path / "home"
-    (place / ".config").mkdir(parents=True, exist_ok=True)
-    return {"HOME": str(place), "XDG_CONFIG_HOME": str(place / ".config")}
-
-
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
 def _logging_hook(repo: Path) -> None:
     """``.claude/hooks/log.sh``: appends the event and its environment's key variable."""
-    script = _write(
+    script = write(
         repo / ".claude/hooks/log.sh",
         '#!/bin/sh\nread -r payload\necho "$payload" >> "$CLAUDE_PROJECT_DIR/hook.log"\n'
         'echo "key=${ANTHROPIC_API_KEY:-unset}" >> "$CLAUDE_PROJECT_DIR/hook.log"\n',
@@ -79,7 +56,7 @@ def test_checked_in_claude_hooks_wait_for_trust_then_run_unchanged(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
     _logging_hook(repo)
-    _write(repo / ".claude/settings.json", _settings())
+    write(repo / ".claude/settings.json", _settings())
     _read_turn(fake_provider)
     before = earshot(fake_provider, repo, "-p", "read", "--output-format", "stream-json", env=home)
     assert before.returncode == 0, before.stderr
@@ -111,7 +88,7 @@ def test_checked_in_claude_hooks_wait_for_trust_then_run_unchanged(
     assert not (repo / "made").exists()
 
     # a changed hook needs trust again
-    _write(repo / ".claude/settings.json", _settings("Read|Grep"))
+    write(repo / ".claude/settings.json", _settings("Read|Grep"))
     _read_turn(fake_provider)
     changed = earshot(fake_provider, repo, "-p", "read", env=home)
     assert changed.returncode == 0, changed.stderr
@@ -122,7 +99,7 @@ def test_untracked_claude_local_hooks_run_without_trust_and_tracked_ones_never(
     fake_provider: FakeProvider, repo: Path, home: dict[str, str]
 ) -> None:
     _logging_hook(repo)
-    local = _write(repo / ".claude/settings.local.json", _settings())
+    local = write(repo / ".claude/settings.local.json", _settings())
     _read_turn(fake_provider)
     done = earshot(fake_provider, repo, "-p", "read", env=home)
     assert done.returncode == 0, done.stderr
@@ -151,7 +128,7 @@ def test_what_earshot_cannot_run_in_a_claude_file_is_skipped_with_a_warning(
             }
         ],
     }
-    _write(Path(home["HOME"]) / ".claude/settings.json", json.dumps({"hooks": hooks}))
+    write(Path(home["HOME"]) / ".claude/settings.json", json.dumps({"hooks": hooks}))
     _read_turn(fake_provider)
     done = earshot(fake_provider, repo, "-p", "read", "--output-format", "stream-json", env=home)
     assert done.returncode == 0, done.stderr
