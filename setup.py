@@ -27,6 +27,7 @@ COMPILED = [
     "src/earshot/core/permissions/match.py",
     "src/earshot/providers/sse.py",
     "src/earshot/core/session/codec.py",
+    "src/earshot/core/session/tree.py",
 ]
 
 GROUP = "earshot._native"

@@ -223,7 +223,7 @@ if BINARIES:
         assert reply["result"]["protocolVersion"] == 1
 
 
-@pytest.mark.parametrize("name", ["match.py", "sse.py", "codec.py"])
+@pytest.mark.parametrize("name", ["match.py", "sse.py", "codec.py", "tree.py"])
 def test_each_compiled_module_has_its_source_beside_it(name: str) -> None:
     found = [m for m in COMPILED if m.endswith(name.removesuffix(".py"))]
     assert len(found) == 1

@@ -116,6 +116,19 @@ def test_each_request_is_recorded_with_method_path_query_headers_and_body(
     assert request.json() == {"contents": []}
 
 
+def test_each_answered_request_is_paired_with_when_its_reply_was_sent(
+    fake_provider: FakeProvider, client: httpx.Client
+) -> None:
+    fake_provider.script(RawReply(200, b"a"), RawReply(200, b"b"), RawReply(200, b"c"))
+    for path in ("/a", "/b", "/c"):  # over one connection: /c is read once /b is recorded
+        client.post(path)
+    first, second, _ = fake_provider.requests
+    (paired_first, first_sent), (paired_second, second_sent) = fake_provider.answered[:2]
+    assert (paired_first, paired_second) == (first, second)
+    assert paired_first is first and paired_second is second
+    assert first.received_at <= first_sent <= second.received_at <= second_sent
+
+
 def test_chunked_request_body_is_recorded_whole(
     fake_provider: FakeProvider, client: httpx.Client
 ) -> None:

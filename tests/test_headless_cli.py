@@ -238,6 +238,30 @@ def test_undo_restores_what_a_headless_turn_changed(
     assert not (repo / "made.txt").exists()
 
 
+def test_a_shell_line_that_only_reads_is_no_undo_step(
+    fake_provider: FakeProvider, repo: Path
+) -> None:
+    fake_provider.script(
+        anthropic.tool_calls_turn([ToolCallSpec("b1", "bash", {"command": "ls && cat notes.txt"})]),
+        anthropic.tool_calls_turn([ToolCallSpec("b2", "bash", {"command": "echo new > made.txt"})]),
+        anthropic.text_turn("done"),
+    )
+    done = earshot(fake_provider, repo, "-p", "look, then write", "--permission-mode", "yolo")
+    assert done.returncode == 0, done.stderr
+    listed = subprocess.run(
+        [sys.executable, "-m", "earshot", "undo", "--list"],
+        cwd=repo,
+        env=_env(fake_provider),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert "echo new > made.txt" in listed.stdout, listed.stdout + listed.stderr
+    assert "cat notes.txt" not in listed.stdout
+    assert len(listed.stdout.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("moment", ["mid-answer", "mid-tool"])
 def test_kill_9_then_continue_loses_nothing(
     fake_provider: FakeProvider, repo: Path, moment: str

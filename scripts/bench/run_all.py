@@ -203,7 +203,7 @@ def request_split() -> str:
     from earshot.core.tools.registry import builtin_tools
 
     tools = builtin_tools()
-    system = system_prompt(cwd=ROOT, tools=[t.name for t in tools])
+    system = system_prompt(cwd=ROOT)
     specs = msgspec.json.encode([t.spec() for t in tools])
     return f"system {len(system.encode()) / 1000:.1f} KB, tools {len(specs) / 1000:.1f} KB"
 
@@ -245,6 +245,7 @@ PATTERNS: dict[str, dict[str, tuple[str, bool]]] = {
         "headless one turn (ms)": (r"one turn\s+median\s+(\d+)", False),
         "headless tool-call session (ms)": (r"-call session\s+median\s+(\d+)", False),
         "gap, tool result -> next request (ms)": (r"gap: median ([\d.]+)", False),
+        "gap without the OS sandbox (ms)": (r"gap without the OS sandbox: median ([\d.]+)", False),
         "peak RSS, one turn (MB)": (r"one turn.*peak RSS (\d+)", False),
     },
 }

@@ -15,8 +15,13 @@ Nothing here is a test: compare across machines by the ratios, not the raw numbe
 Usage (from the repository root)::
 
     .venv/bin/python scripts/bench/tui.py [--runs 5] [--turns 300] [--ready-only]
+        [--before SRC]
 
 ``--ready-only`` stops after the prompt-ready figures (``run_all.py`` reads them).
+``--before SRC`` times the prompt of another checkout too (``SRC`` is its ``src``
+directory, e.g. from ``git archive main src | tar -x -C /tmp/before``, run with this
+checkout's interpreter and packages), launches interleaved with this one's, so both
+medians come from the same minutes of a busy machine.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,26 +70,42 @@ def _repo(root: Path) -> Path:
     return repo
 
 
-def prompt_ready(runs: int, root: Path, fake: FakeProvider) -> tuple[float, float, float]:
-    """Median seconds to a prompt ready for typing, to the session open (banner and full
-    status line), and to ``python -c pass``."""
+@dataclass
+class Ready:
+    """Median seconds to a prompt ready for typing and to the session open (banner and
+    full status line), per source tree (``None``: this checkout)."""
+
+    ready: dict[Path | None, float]
+    opened: dict[Path | None, float]
+    floor: float
+    """``python -c pass``, timed the same way."""
+
+
+def prompt_ready(runs: int, root: Path, fake: FakeProvider, before: Path | None = None) -> Ready:
     repo = _repo(root)
     env = _env(fake.base_url, root / "home")
-    ready: list[float] = []
-    opened: list[float] = []
+    trees: list[Path | None] = [None] if before is None else [before, None]
+    ready: dict[Path | None, list[float]] = {tree: [] for tree in trees}
+    opened: dict[Path | None, list[float]] = {tree: [] for tree in trees}
     floor: list[float] = []
     for _ in range(runs):
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
         floor.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        with Terminal(["--model", MODEL], cwd=repo, env=env) as term:
-            term.wait_for(lambda: MODEL in term.display() and "›" in term.display(), "prompt")
-            ready.append(time.perf_counter() - start)
-            term.wait_ready()
-            opened.append(time.perf_counter() - start)
-            term.exit()
-    return statistics.median(ready), statistics.median(opened), statistics.median(floor)
+        for tree in trees:
+            tree_env = env if tree is None else {**env, "PYTHONPATH": str(tree)}
+            start = time.perf_counter()
+            with Terminal(["--model", MODEL], cwd=repo, env=tree_env) as term:
+                term.wait_for(lambda: MODEL in term.display() and "›" in term.display(), "prompt")
+                ready[tree].append(time.perf_counter() - start)
+                term.wait_ready()
+                opened[tree].append(time.perf_counter() - start)
+                term.exit()
+    return Ready(
+        {tree: statistics.median(times) for tree, times in ready.items()},
+        {tree: statistics.median(times) for tree, times in opened.items()},
+        statistics.median(floor),
+    )
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -118,14 +140,24 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--ready-only", action="store_true", help="only the prompt-ready time")
+    parser.add_argument(
+        "--before", type=Path, help="another checkout's src directory, timed beside this one"
+    )
     args = parser.parse_args()
+    before: Path | None = args.before.resolve() if args.before else None
     with tempfile.TemporaryDirectory() as tmp, FakeProvider() as fake:
         root = Path(tmp)
         (root / "home").mkdir()
-        ready, opened, floor = prompt_ready(args.runs, root, fake)
+        timed = prompt_ready(args.runs, root, fake, before)
+        if before is not None:
+            print(
+                f"before ({before}): ready {timed.ready[before] * 1000:.0f} ms, "
+                f"open {timed.opened[before] * 1000:.0f} ms"
+            )
         print(
-            f"prompt ready: {ready * 1000:.0f} ms, session open: {opened * 1000:.0f} ms "
-            f"(python -c pass {floor * 1000:.0f} ms)"
+            f"prompt ready: {timed.ready[None] * 1000:.0f} ms, "
+            f"session open: {timed.opened[None] * 1000:.0f} ms "
+            f"(python -c pass {timed.floor * 1000:.0f} ms)"
         )
         if args.ready_only:
             return

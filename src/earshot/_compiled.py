@@ -37,6 +37,7 @@ COMPILED = (
     "earshot.core.permissions.match",
     "earshot.providers.sse",
     "earshot.core.session.codec",
+    "earshot.core.session.tree",
 )
 """The modules a mypyc build compiles (``setup.py`` lists the same files)."""
 

@@ -94,6 +94,7 @@ class _Decision:
     reason: str
     rule: str | None = None
     commands: tuple[_Part, ...] = ()
+    changes_nothing: bool = False
 
 
 @dataclass

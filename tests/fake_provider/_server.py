@@ -7,6 +7,7 @@ Shape::
       responder                    optional: answers a request itself (a window that refuses
                                    large requests, a summary call) before the queue is used
       requests                     one RecordedRequest per request received, in order
+      answered                     (request, when its reply was sent), as replies finish
       _Server                      ThreadingHTTPServer, one daemon thread per connection
         _Handler                   keep-alive; SSEReply as a chunked body, RawReply with
                                    Content-Length; an empty queue answers 500
@@ -57,6 +58,9 @@ class FakeProvider:
         next scripted one (which stays queued)."""
         self.replied_at: list[float] = []
         """``time.perf_counter()`` when each reply was completely sent, in order."""
+        self.answered: list[tuple[RecordedRequest, float]] = []
+        """Each request with the ``time.perf_counter()`` its reply was completely sent, in
+        the order the replies finished (pairs them when requests overlap)."""
         self._server = _Server(self, port)
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(
@@ -189,6 +193,11 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = 30.0
+    disable_nagle_algorithm = True
+    """Each chunk leaves at once, as a provider's streaming server sends it: with Nagle on,
+    a chunk written before the client acknowledged the one before waits for that
+    acknowledgement (up to the client's delayed-ACK timer, 40 ms on Linux), which the
+    timings measured against this server would count as the client's."""
     server: _Server
 
     def do_POST(self) -> None:
@@ -230,7 +239,9 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send_sse(reply)
             self.wfile.flush()
-            self.server.provider.replied_at.append(time.perf_counter())
+            done = time.perf_counter()
+            self.server.provider.replied_at.append(done)
+            self.server.provider.answered.append((request, done))
         except OSError:
             self.close_connection = True
 

@@ -22,9 +22,9 @@ def test_the_package_exports_the_gate_api() -> None:
     }
 
 
-def test_a_decision_carries_outcome_reason_rule_source_and_commands() -> None:
+def test_a_decision_carries_outcome_reason_rule_source_commands_and_whether_it_writes() -> None:
     fields = [f.name for f in dataclasses.fields(permissions.Decision)]
-    assert fields == ["outcome", "reason", "rule", "source", "commands"]
+    assert fields == ["outcome", "reason", "rule", "source", "commands", "changes_nothing"]
     decision = permissions.Decision("allow", "auto mode allows it")
     with pytest.raises(dataclasses.FrozenInstanceError):
         decision.outcome = "deny"  # type: ignore[misc]  # frozen: the assignment must fail

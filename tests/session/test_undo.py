@@ -354,3 +354,19 @@ async def test_a_capture_no_batch_used_is_never_taken_for_a_later_snapshot(
     result = await undo.undo()
     assert result.ok, result.message
     assert tree_of(repo) == meanwhile
+
+
+async def test_undo_steps_survive_the_store_refs_being_packed(repo: Path, data: Path) -> None:
+    undo = undo_for(repo, data)
+    original = tree_of(repo)
+    await undo.snapshot("edit a.py")
+    write(repo, {"a.py": "a = 3  # edited by the agent\n"})
+    await undo.snapshot("edit b.py")
+    write(repo, {"b.py": "b = 3  # edited by the agent\n"})
+    # someone ran git's housekeeping in the store: the refs now live in packed-refs
+    git(repo, "--git-dir", str(undo.store_dir), "pack-refs", "--all")
+    assert not list((undo.store_dir / "refs").rglob("undo"))
+    assert [step.label for step in undo.list()] == ["edit b.py", "edit a.py"]
+    assert (await undo.undo()).ok
+    assert (await undo.undo()).ok
+    assert tree_of(repo) == original

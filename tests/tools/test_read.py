@@ -255,14 +255,16 @@ async def test_read_records_the_read_in_the_session_state(work: Path) -> None:
     assert ctx.state.stale_reason(path, ctx.files) is None
 
 
-def test_read_is_read_only_and_its_schema_explains_each_field() -> None:
+def test_read_is_read_only_and_tells_the_model_how_to_page() -> None:
     assert TOOL.read_only
     properties = TOOL.input_schema["properties"]
     assert isinstance(properties, dict)
-    for field in ("path", "offset", "limit"):
-        spec = properties[field]
-        assert isinstance(spec, dict)
-        assert spec.get("description")
+    assert set(properties) == {"path", "offset", "limit"}
+    assert "`offset`" in TOOL.description and "(1-based)" in TOOL.description
+    assert "`limit`" in TOOL.description
+    limit = properties["limit"]
+    assert isinstance(limit, dict)
+    assert limit["default"] == read_module.DEFAULT_LIMIT
     assert TOOL.input_schema["required"] == ["path"]
 
 

@@ -181,7 +181,7 @@ def test_todo_write_is_read_only_and_needs_no_permission(tmp_path: Path) -> None
     assert TOOL.describe(args, make_ctx(tmp_path)).kind == "read"
 
 
-def test_todo_write_schema_describes_each_field() -> None:
+def test_todo_write_schema_names_each_field_and_the_statuses() -> None:
     top = TOOL.input_schema["properties"]
     assert isinstance(top, dict)
     todos = top["todos"]
@@ -191,5 +191,8 @@ def test_todo_write_schema_describes_each_field() -> None:
     properties = item["properties"]
     assert isinstance(properties, dict)
     assert set(properties) == {"content", "status", "id"}
-    assert all(isinstance(p, dict) and p.get("description") for p in properties.values())
+    status = properties["status"]
+    assert isinstance(status, dict)
+    assert status["enum"] == ["completed", "in_progress", "pending"]
+    assert "`in_progress`" in TOOL.description
     assert item["required"] == ["content", "status"]

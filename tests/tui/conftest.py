@@ -14,6 +14,7 @@ collect_ignore = (
         "test_live_output.py",
         "test_glitches.py",
         "test_scope_editor.py",
+        "test_startup.py",
     ]
     if sys.platform == "win32"
     else []

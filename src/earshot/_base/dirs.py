@@ -1,5 +1,7 @@
 """Where earshot keeps its configuration: ``$XDG_CONFIG_HOME/earshot``, ``%APPDATA%\\earshot``
-on Windows, else ``~/.config/earshot``; and where it keeps state (``state_dir``)."""
+on Windows, else ``~/.config/earshot``; where it keeps state (``state_dir``); and a
+directory's project (``project_root``). Standard library only: the interactive UI asks
+``project_root`` before its first paint."""
 
 from __future__ import annotations
 
@@ -27,4 +29,13 @@ def state_dir(env: dict[str, str] | None = None) -> Path:
     return Path.home() / ".local" / "state" / "earshot"
 
 
-__all__ = ["config_dir", "state_dir"]
+def project_root(cwd: Path) -> Path:
+    """The nearest directory at or above ``cwd`` holding ``.earshot/`` or ``.git``, else
+    ``cwd``."""
+    for directory in (cwd, *cwd.parents):
+        if (directory / ".earshot").is_dir() or (directory / ".git").exists():
+            return directory
+    return cwd
+
+
+__all__ = ["config_dir", "project_root", "state_dir"]

@@ -50,13 +50,14 @@ def _hook_rows(root: Path) -> list[str]:
 def ask_once(cwd: Path) -> None:
     """Before the TUI's first start in a project whose checked-in files would run
     something not yet trusted: show exactly what, and ask once (a no is recorded too)."""
-    from earshot.core.config.settings import project_root
+    from earshot._base.dirs import project_root
     from earshot.core.extend.trust import project_files
-    from earshot.mcp import trust
 
     root = project_root(cwd)
     if not any(path.is_file() for path in project_files(root)):
-        return
+        return  # the usual case: nothing to read, and no JSON library to load for it
+    from earshot.mcp import trust
+
     state = trust.state(root)
     if not state.defined or state.trusted or state.declined:
         return

@@ -78,18 +78,21 @@ def main(args: list[str]) -> int:
             parse_effort(effort, where="--effort")
         except ValueError as exc:
             raise UsageError(str(exc)) from exc
-    from earshot.cli._sources import mcp_servers
     from earshot.cli.trust_cmd import ask_once
-    from earshot.tui.main import TuiOptions, run
+    from earshot.tui._early import keys_held
 
-    ask_once(cwd)
+    session = session_options(values, cwd)
+    ask_once(cwd)  # it may ask on the terminal: before the keys are held for the UI
+    with keys_held():
+        from earshot.cli._sources import mcp_servers
+        from earshot.tui.main import TuiOptions, run
 
-    return run(
-        TuiOptions(
-            session=session_options(values, cwd),
-            prompt=prompt,
-            images=words_flag(values, "images"),
-            sources=mcp_servers,
-            pick_resume=pick,
+        return run(
+            TuiOptions(
+                session=session,
+                prompt=prompt,
+                images=words_flag(values, "images"),
+                sources=mcp_servers,
+                pick_resume=pick,
+            )
         )
-    )

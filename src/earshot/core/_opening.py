@@ -47,7 +47,6 @@ from earshot.core.sandbox import parse_mode as parse_sandbox_mode
 from earshot.core.session import Session, SessionStore
 from earshot.core.session.entries import MessageEntry, ScopeEntry
 from earshot.core.session.store import data_dir
-from earshot.core.tools import task as task_tool
 from earshot.core.tools._reaper import Ledger, kill_leftovers
 from earshot.core.tools.base import AnyTool, AskFn
 from earshot.core.tools.ops import LocalProcessOps
@@ -214,10 +213,6 @@ def open_session(
     memory = load_memory(cwd, config_dir=config_dir())
     system = system_prompt(
         cwd=cwd,
-        tools=[
-            *(tool.name for tool in tools),
-            *([task_tool.NAME] if settings.subagent_depth > 0 else []),
-        ],
         git=git_summary(cwd),
         memory=memory_prompt(memory),
         skills=skills.prompt_section(found_skills),

@@ -271,6 +271,9 @@ def build_application(tui: Tui) -> Application[int]:
         layout=Layout(root, focused_element=input_window),
         key_bindings=_global_keys(tui),
         style=STYLE,
+        # No lexer highlights the input box (code is highlighted by rich, as ANSI): the
+        # default Pygments rules would only make the first paint merge ~80 more styles.
+        include_default_pygments_style=False,
         full_screen=False,
         mouse_support=False,
         min_redraw_interval=FRAME_INTERVAL,

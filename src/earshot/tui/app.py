@@ -489,8 +489,11 @@ class Tui:
         def pre_run() -> None:
             self.app.create_background_task(start())
 
+        from earshot.tui._lean import sigint_to_keys
+
         try:
-            result = await self.app.run_async(pre_run=pre_run)
+            with sigint_to_keys(self.app):
+                result = await self.app.run_async(pre_run=pre_run, handle_sigint=False)
         finally:
             if self._session is not None:
                 if self.turn is not None and not self.turn.done():

@@ -1,8 +1,10 @@
 """Start the interactive UI.
 
 The input box is on screen first: the agent's modules (core, providers, rich) are imported
-on a worker thread while the user can already type, then the session is opened on the
-event loop and ``Tui.ready`` prints the banner and sends whatever was typed meanwhile.
+on a worker thread while the user can already type (prompt_toolkit and wcwidth, loaded
+lean for the first paint, are completed there first: ``_lean``), and the session is
+opened on that thread too, so what is typed meanwhile is drawn as it is typed; then
+``Tui.ready`` prints the banner and sends whatever was entered, in order.
 With no model named and no provider key, the UI leaves and onboarding asks for a model,
 then the UI starts again with it. Other errors a person can fix (settings, an unknown
 model, a broken session) propagate for the CLI to report.
@@ -16,16 +18,17 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from earshot.core.config.options import SessionOptions
-from earshot.tui._layout import build_application
-from earshot.tui.app import Tui
+from earshot.tui import _lean
 
 # Types only: the agent's modules (and the tool machinery behind ``extensions``) load on
-# the warm-up thread, after the input box is on screen.
+# the warm-up thread, after the input box is on screen; the UI's own (and prompt_toolkit)
+# once ``run`` has loaded prompt_toolkit lean (``_lean``).
 if TYPE_CHECKING:
     from earshot.core.agent_session import AgentSession
     from earshot.core.extensions import SourceFactory, ToolSource
     from earshot.core.loop.approvals import Approval, ApprovalRequest
     from earshot.core.tools.base import Question
+    from earshot.tui.app import Tui
 
 ONBOARD = 3
 WARM = (
@@ -67,25 +70,32 @@ class Bridge:
 
 
 def run(options: TuiOptions) -> int:
+    _lean.install()
     return asyncio.run(_main(options))
 
 
-def _warm() -> None:
+def _prepare(options: TuiOptions, bridge: Bridge, sources: list[ToolSource]) -> AgentSession | None:
+    """On the warm-up thread, while the event loop keeps drawing what is typed: the
+    agent's modules, then the session (settings, tools, the catalog, ``git status``)."""
+    _lean.complete()
     for module in WARM:
         importlib.import_module(module)
+    source = options.sources(options.session.cwd) if options.sources else None
+    sources.extend([source] if source is not None else [])
+    return _open(options.session, bridge, sources)
 
 
 async def _main(options: TuiOptions) -> int:
+    from earshot.tui._layout import build_application
+    from earshot.tui.app import Tui
+
     tui = Tui(options.session, build=build_application)
     failure: list[BaseException] = []
     sources: list[ToolSource] = []
 
     async def start() -> None:
-        await asyncio.to_thread(_warm)
         try:
-            source = options.sources(options.session.cwd) if options.sources else None
-            sources.extend([source] if source is not None else [])
-            session = _open(options.session, Bridge(tui), sources)
+            session = await asyncio.to_thread(_prepare, options, Bridge(tui), sources)
         except Exception as exc:
             failure.append(exc)
             tui.leave(2)

@@ -65,7 +65,7 @@ class ModelCompleter(Completer):
 
 
 async def onboard(options: SessionOptions) -> str | None:
-    from prompt_toolkit import PromptSession
+    from prompt_toolkit.shortcuts import PromptSession
 
     found = providers_found()
     sys.stdout.write(welcome_text(found))
@@ -102,7 +102,7 @@ async def onboard(options: SessionOptions) -> str | None:
 
 async def _take_key(provider: str) -> bool:
     """Ask for ``provider``'s key (hidden) and store it; False when none was given."""
-    from prompt_toolkit import PromptSession
+    from prompt_toolkit.shortcuts import PromptSession
 
     spec = get_provider(provider)
     variables = " or ".join(spec.env) or "its variable"

@@ -48,7 +48,7 @@ class AgentSpec:
 
 BUILTIN_AGENT = AgentSpec(
     name=GENERAL_PURPOSE,
-    description="General-purpose agent for research and multi-step tasks (all your tools).",
+    description="Research and multi-step tasks, with all your tools.",
     system=GENERAL_PROMPT,
 )
 

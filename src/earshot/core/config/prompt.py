@@ -7,7 +7,6 @@ import datetime as _dt
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 _CONVENTIONS = """\
@@ -55,7 +54,6 @@ def git_summary(cwd: Path, *, timeout: float = 2.0) -> str | None:
 def system_prompt(
     *,
     cwd: Path,
-    tools: Sequence[str],
     today: _dt.date | None = None,
     git: str | None = None,
     memory: str = "",
@@ -70,7 +68,6 @@ def system_prompt(
     ]
     if git:
         env.append(git)
-    env.append(f"Tools: {', '.join(tools)}")
     sections = [_CONVENTIONS, "\n".join(env)]
     if memory.strip():
         sections.append(memory.strip())

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from earshot._base.dirs import config_dir
+from earshot._base.dirs import config_dir, project_root
 from earshot._base.errors import UserError
 from earshot._base.jsonfile import JSONFileError, load_json_object
 from earshot.providers.effort import EffortLevel, parse_effort
@@ -74,13 +74,6 @@ class Settings:
 
     def provider(self, provider_id: str) -> ProviderSettings | None:
         return self.providers.get(provider_id)
-
-
-def project_root(cwd: Path) -> Path:
-    for directory in (cwd, *cwd.parents):
-        if (directory / ".earshot").is_dir() or (directory / ".git").exists():
-            return directory
-    return cwd
 
 
 def git_tracked(path: Path) -> bool:

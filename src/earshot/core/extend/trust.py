@@ -11,20 +11,17 @@
 The store is written by ``earshot trust`` (``earshot.mcp.trust``, which uses these same
 definitions and digest): one yes covers the project's MCP servers and its hooks, and a
 change to any of them makes the project untrusted again. It lives in core because the
-session decides here whether project hooks run.
+session decides here whether project hooks run. ``project_files`` needs no JSON library:
+the interactive UI asks it before its first paint (msgspec and hashlib load when needed).
 """
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
-
-import msgspec
 
 from earshot._base.dirs import config_dir
 from earshot._base.errors import UserError
 from earshot._base.json import JSONObject
-from earshot._base.jsonfile import load_json_object
 
 
 def project_files(root: Path) -> list[Path]:
@@ -42,6 +39,8 @@ def definitions(root: Path) -> JSONObject:
     that cannot be read). Keyed ``<file>:<name>``: the bare file name for ``.mcp.json`` and
     ``.earshot/settings.json`` (as trust was first recorded), ``.claude/settings.json``
     in full."""
+    from earshot._base.jsonfile import load_json_object
+
     servers: JSONObject = {}
     hooks: JSONObject = {}
     for path in project_files(root):
@@ -71,12 +70,18 @@ def trust_file() -> Path:
 
 
 def digest(defined: JSONObject) -> str:
+    import hashlib
+
+    import msgspec
+
     canonical = msgspec.json.encode(defined, order="sorted")
     return hashlib.sha256(canonical).hexdigest()
 
 
 def trusted(root: Path) -> bool:
     """Whether the user trusted exactly what ``root`` defines now."""
+    from earshot._base.jsonfile import load_json_object
+
     data = load_json_object(trust_file()) or {}
     projects = data.get("projects")
     entry = projects.get(str(root)) if isinstance(projects, dict) else None

@@ -3,8 +3,9 @@
 For each call, in the order the model emitted them: an unknown tool, invalid arguments or a
 denial gives an error result at once; an allowed read-only call joins the pending group;
 an allowed mutating call first runs the pending group (concurrently), then takes an undo
-snapshot (once per batch), then runs alone. ``ToolFinished`` events leave in emission
-order as soon as a call and every call before it have results. An abort cancels what runs
+snapshot (once per batch; none for a shell line of read-only programs), then runs alone.
+``ToolFinished`` events leave in emission order as soon as a call and every call before it
+have results. An abort cancels what runs
 and gives every call without a result an "interrupted" one: every call gets exactly one.
 
 Each call gets a context of its own whose ``progress`` reports become ``ToolProgress``
@@ -203,7 +204,7 @@ class ToolBatch:
             pending = []
             for event in self._flush(slots):
                 yield event
-            if not self.snapshot_taken and self.undo is not None:
+            if not self.snapshot_taken and self.undo is not None and not decision.changes_nothing:
                 self.snapshot_taken = True
                 label = _title(call, request)
                 try:

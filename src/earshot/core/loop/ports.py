@@ -48,6 +48,12 @@ class GateDecision(Protocol):
     @property
     def rule(self) -> str | None: ...
 
+    @property
+    def changes_nothing(self) -> bool:
+        """The call changes no file (a shell line of read-only programs): no undo
+        snapshot is taken for it."""
+        ...
+
 
 class Gate(Protocol):
     mode: Mode

@@ -121,7 +121,8 @@ class Subagents:
         self._writer = anyio.Lock()
 
     def tool(self) -> AnyTool:
-        return task_tool.make_tool([(s.name, s.description) for s in self.agents.values()])
+        listed = [(s.name, s.description) for s in self.agents.values()]
+        return task_tool.make_tool(listed, BUILTIN_AGENT.name)
 
     def _tools(self, spec: AgentSpec) -> list[AnyTool]:
         tools = [t for t in self.parent.tools.values() if t.name != task_tool.NAME]

@@ -28,7 +28,7 @@ never writes; it reads the file system only to resolve symlinks (and to expand a
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, assert_never
 
@@ -75,6 +75,9 @@ class Decision:
     rule: str | None = None
     source: str | None = None
     commands: tuple[CommandVerdict, ...] = ()
+    changes_nothing: bool = False
+    """A shell line of read-only programs that writes no file (``ParsedLine.read_only``):
+    running it changes no file, so it needs no undo snapshot."""
 
 
 @dataclass(frozen=True)
@@ -367,7 +370,8 @@ def _decide_line(
     for problem in parsed.problems:
         found = _early(None, read_only, mode) or _unreadable(rules, mode, "bash", problem)
         add(problem, "unreadable", found or _Verdict("allow", "yolo mode allows it"))
-    return _decision(_combine(verdicts, [p.command for p in parts]), tuple(parts))
+    decision = _decision(_combine(verdicts, [p.command for p in parts]), tuple(parts))
+    return replace(decision, changes_nothing=True) if parsed.read_only else decision
 
 
 def _combine(verdicts: list[_Verdict], texts: list[str]) -> _Verdict:

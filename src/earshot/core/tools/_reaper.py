@@ -6,7 +6,8 @@
       .watch(pgid)      a tool's process group to kill if earshot dies
       .forget(pgid)     the group was killed or is empty
     Ledger(path)        a session's record of its live groups, kept on disk
-      .update(add=, remove=)  mirrors watch/forget, one small write
+      .update(add=, remove=)  mirrors watch, one small write
+      .forget(pgid)     mirrors forget; written with the next update, or at exit
     kill_leftovers(path)  on resume: kill the groups a dead earshot left, when they are
                           provably the ones it started (Linux), then clear the record
 
@@ -32,6 +33,7 @@ has the recorded start time, or, the leader gone, whose members all started afte
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import signal
@@ -189,6 +191,9 @@ class Ledger:
         self.path = path
         self._groups: dict[int, int] = {}
         self._lock = threading.Lock()
+        self._stale = False
+        """The file still lists a group ``forget`` dropped."""
+        self._flush_at_exit = False
 
     def _save(self) -> None:
         """Replace the file (no fsync: the record is a best effort for a crash, and a
@@ -209,7 +214,7 @@ class Ledger:
     def update(self, *, add: int | None = None, remove: Sequence[int] = ()) -> None:
         """Record a new group and forget finished ones, in one write."""
         with self._lock:
-            changed = False
+            changed = self._stale
             for pgid in remove:
                 changed = self._groups.pop(pgid, None) is not None or changed
             if add is not None:
@@ -217,6 +222,23 @@ class Ledger:
                 changed = True
             if changed:
                 self._save()
+                self._stale = False
+
+    def forget(self, pgid: int) -> None:
+        """Drop a group that was killed, without a write of its own: the file catches up
+        with the next ``update`` or at exit. Until then it may still list the group, which
+        is harmless: a resume kills only groups provably its own, and a dead one is not."""
+        with self._lock:
+            if self._groups.pop(pgid, None) is None:
+                return
+            self._stale = True
+            if not self._flush_at_exit:
+                self._flush_at_exit = True
+                atexit.register(self.flush)
+
+    def flush(self) -> None:
+        """Write what ``forget`` left unwritten (removing the file when no group is left)."""
+        self.update()
 
 
 def kill_leftovers(path: Path) -> list[int]:

@@ -27,18 +27,15 @@ from earshot.core.tools.display import Answered
 
 DESCRIPTION = """
 Ask the user and wait, only for a decision or fact only they have (a design choice, a
-credential's name, a risky step), not for what code or commands can tell you. Offer
-`choices` when the likely answers are known. One clear question at a time. With no user
-(headless) it fails: proceed on your judgment, state assumptions.
+credential's name, a risky step), never for what code or commands can tell you. One clear
+question; offer `choices` when the likely answers are known. Headless it fails: proceed on
+your judgment, state assumptions.
 """
 
 
 class AskUserInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     question: str
-    choices: Annotated[
-        list[str],
-        msgspec.Meta(description="Answers to offer"),
-    ] = msgspec.field(default_factory=list)
+    choices: list[str] = msgspec.field(default_factory=list)
     allow_free_text: Annotated[
         bool,
         msgspec.Meta(description="Let the user answer in their own words"),

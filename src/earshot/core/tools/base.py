@@ -281,7 +281,9 @@ def _compact(node: JSONValue) -> JSONValue:
     ``required`` (absent and null decode alike); defaults that mean "off" or "none"
     (``false``, ``""``, ``[]``) and an empty ``required`` go; so does
     ``additionalProperties: false``: an unknown field is still refused, with an error that
-    names it (``Tool.parse``)."""
+    names it (``Tool.parse``). So does an integer's lower bound of 0 or 1 (a count or a
+    1-based line), with a default equal to it: no model sends a negative count, and
+    ``Tool.parse`` still refuses one, naming the field."""
     if isinstance(node, list):
         return [_compact(item) for item in node]
     if not isinstance(node, dict):
@@ -305,6 +307,11 @@ def _compact(node: JSONValue) -> JSONValue:
         del out["required"]
     if out.get("additionalProperties") is False:
         del out["additionalProperties"]
+    low = out.get("minimum")
+    if out.get("type") == "integer" and type(low) is int and low in (0, 1):
+        del out["minimum"]
+        if out.get("default") == low:
+            del out["default"]
     return out
 
 

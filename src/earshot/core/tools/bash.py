@@ -61,12 +61,13 @@ REPORT_EVERY_S = 0.1
 DESCRIPTION = f"""
 Run a command with `bash -c` in the working directory; returns stdout and stderr merged,
 then `exit code: N` (non-zero is reported, not a failure: read it).
-- Each call is a fresh shell: `cd` and exports do not carry over; use `cd dir && command`.
+- Each call is a fresh shell: `cd` and exports do not carry over (`cd dir && command`).
 - stdin is closed: pass `-y`/`--yes`-style flags so nothing waits for input. EARSHOT=1 is set.
-- `timeout` in ms, default {DEFAULT_TIMEOUT_MS}; on timeout all it started is killed.
+- `timeout` in ms (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}): on timeout all it
+  started is killed.
 - Long output keeps its start and end: filter it (`| tail -n 50`) or redirect it to a file.
-- Servers, watchers, long builds: `run_in_background: true` (not `&`) returns a shell id;
-  read it with bash_output, stop it with kill_shell.
+- Servers, watchers, long builds: `run_in_background` (not `&`) returns a shell id for
+  bash_output and kill_shell.
 """ + (
     "On Windows this is Git Bash: use POSIX syntax and forward slashes.\n"
     if sys.platform == "win32"
@@ -76,20 +77,12 @@ then `exit code: N` (non-zero is reported, not a failure: read it).
 
 class BashInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     command: str
-    timeout: Annotated[
-        Annotated[int, msgspec.Meta(ge=1)] | None,
-        msgspec.Meta(
-            description=f"Milliseconds, max {MAX_TIMEOUT_MS}",
-        ),
-    ] = None
+    timeout: Annotated[int, msgspec.Meta(ge=1)] | None = None
     description: Annotated[
         str,
         msgspec.Meta(description="5-10 words for the user"),
     ] = ""
-    run_in_background: Annotated[
-        bool,
-        msgspec.Meta(description="Return a shell id at once and keep it running"),
-    ] = False
+    run_in_background: bool = False
 
 
 Outcome = Literal["exited", "timed_out", "interrupted"]

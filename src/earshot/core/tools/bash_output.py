@@ -19,9 +19,8 @@ from earshot.core.tools.bash import MAX_OUTPUT_CHARS, MAX_OUTPUT_LINES
 from earshot.core.tools.display import ShellStatus
 
 DESCRIPTION = f"""
-New output of a background shell since the last call (stdout and stderr merged), then its
-status: `running`, `exited with code N` or `killed`. `filter` keeps only matching new
-lines and discards the rest. Unread output beyond
+A background shell's new output since the last call (stdout and stderr merged), then its
+status: `running`, `exited with code N` or `killed`. Unread output beyond
 {BACKGROUND_BUFFER_CHARS // (1024 * 1024)} MiB loses its oldest part: check long-running
 shells regularly.
 """
@@ -31,7 +30,7 @@ class BashOutputInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     shell_id: Annotated[str, msgspec.Meta(description="The id bash returned (bash_1)")]
     filter: Annotated[
         str | None,
-        msgspec.Meta(description="Python regular expression: only matching new lines"),
+        msgspec.Meta(description="Python regex: keep only matching new lines, drop the rest"),
     ] = None
 
 

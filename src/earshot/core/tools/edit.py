@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
 
 import msgspec
 
@@ -52,10 +51,10 @@ from earshot.core.tools.base import (
 from earshot.core.tools.display import FileChange, file_change
 
 DESCRIPTION = """
-Replace exact text in a file. `old_string` must match exactly (indentation included,
-without `read`'s line-number prefix) and once, unless `replace_all`; if it matches more
-often, add surrounding lines. The file must have been read in this session and be unchanged
-since. Several changes to one file: `multi_edit`; a new file: `write`.
+Replace exact text in a file (`read` in this session, unchanged since). `old_string` must
+match exactly (indentation included, without `read`'s line-number prefix) and once unless
+`replace_all`: if it matches more often, add surrounding lines. `new_string` must differ.
+Several changes to one file: `multi_edit`.
 """
 
 _SNIPPET_CONTEXT = 3
@@ -66,9 +65,9 @@ _LINE_NUMBER_PREFIX = re.compile(r"^ *\d+\t")
 
 class EditInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     path: str
-    old_string: Annotated[str, msgspec.Meta(description="Exact text to find")]
-    new_string: Annotated[str, msgspec.Meta(description="Its replacement (different)")]
-    replace_all: Annotated[bool, msgspec.Meta(description="Replace every occurrence")] = False
+    old_string: str
+    new_string: str
+    replace_all: bool = False
 
 
 # --- the editing core ----------------------------------------------------------------------

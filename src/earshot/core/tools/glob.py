@@ -14,7 +14,6 @@ import os
 import re
 from functools import partial
 from pathlib import Path
-from typing import Annotated
 
 import anyio
 import msgspec
@@ -33,14 +32,14 @@ from earshot.core.tools.base import (
 MAX_RESULTS = 200
 
 DESCRIPTION = f"""
-Find files by path pattern, newest first: `**/*.py`, `src/**/*.{{ts,tsx}}`. `*` stays within
-one directory (`*.py` only directly in `path`), `**` spans any depth. Leaves out .gitignored
-files and `.git` unless the pattern names an ignored directory. At most {MAX_RESULTS} paths.
+Find files under `path` by pattern, newest first: `**/*.py`, `src/**/*.{{ts,tsx}}`; `*` stays
+in one directory, `**` spans any depth. Leaves out .gitignored files and `.git` unless the
+pattern names an ignored directory. At most {MAX_RESULTS} paths.
 """
 
 
 class GlobInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    pattern: Annotated[str, msgspec.Meta(description="Glob over paths under `path`")]
+    pattern: str
     path: str = "."
 
 

@@ -114,13 +114,14 @@ _SIMPLE_NAME_GLOB = re.compile(r"[\w.*{},+-]+")
 _NEWLINE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\n|\n")
 
 DESCRIPTION = f"""
-Search file contents by regular expression (ripgrep syntax; keep to what
-Python's `re` also accepts). Respects .gitignore; skips binary files.
-- `output_mode`: `files_with_matches` (default; newest first), `content` (`N:line`, context
-  `N-line`), `count`.
-- Filter with `glob` (`*.{{ts,tsx}}`) or `type` (py, ts, rust, go, ...).
-- Lines are searched one by one: set `multiline` for patterns spanning lines. Escape regex
-  characters for literal text: `interface\\{{\\}}`.
+Search file contents by regular expression (ripgrep syntax; keep to what Python's `re` also
+accepts). Respects .gitignore; skips binary files.
+- `output_mode`: `files_with_matches` (newest first), `count`, or `content` (`N:line`;
+  `-A`/`-B`/`-C` add context lines after/before/around, as `N-line`).
+- Filter with `glob` (a name glob `*.{{ts,tsx}}` or a path glob under `path`; `!` excludes)
+  or `type` (py, ts, rust, go, ...).
+- Lines are searched one by one: set `multiline` for patterns spanning lines (`.` then
+  matches newlines). Escape regex characters for literal text: `interface\\{{\\}}`.
 - Shows {DEFAULT_HEAD_LIMIT} entries; page with `head_limit` and `offset`.
 """
 
@@ -129,32 +130,19 @@ _Count = Annotated[int, msgspec.Meta(ge=0)]
 _Positive = Annotated[int, msgspec.Meta(ge=1)]
 
 
-def _about(text: str) -> msgspec.Meta:
-    return msgspec.Meta(description=text)
-
-
 class GrepInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     pattern: str
     path: str = "."
-    glob: Annotated[
-        str | None,
-        _about("Only files matching: a name glob, or a path glob under `path`; `!` excludes"),
-    ] = None
-    type: Annotated[str | None, _about("Only files of this type")] = None
+    glob: str | None = None
+    type: str | None = None
     output_mode: OutputMode = "files_with_matches"
-    after: Annotated[_Count | None, _about("Lines after each match")] = msgspec.field(
-        default=None, name="-A"
-    )
-    before: Annotated[_Count | None, _about("Lines before each match")] = msgspec.field(
-        default=None, name="-B"
-    )
-    context: Annotated[_Count | None, _about("Lines around each match")] = msgspec.field(
-        default=None, name="-C"
-    )
+    after: _Count | None = msgspec.field(default=None, name="-A")
+    before: _Count | None = msgspec.field(default=None, name="-B")
+    context: _Count | None = msgspec.field(default=None, name="-C")
     case_insensitive: bool = False
-    multiline: Annotated[bool, _about("Match across lines; `.` matches newlines")] = False
-    head_limit: Annotated[_Positive | None, _about("Entries to show")] = None
-    offset: Annotated[_Count, _about("Entries to skip")] = 0
+    multiline: bool = False
+    head_limit: _Positive | None = None
+    offset: _Count = 0
 
 
 def _query(args: GrepInput) -> Query:

@@ -6,8 +6,6 @@ output and reports it as killed.
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import anyio
 import msgspec
 
@@ -23,7 +21,7 @@ Stop a background shell and all it started; its unread output stays readable.
 
 
 class KillShellInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    shell_id: Annotated[str, msgspec.Meta(description="The id bash returned (bash_1)")]
+    shell_id: str
 
 
 async def _execute(args: KillShellInput, ctx: ToolContext) -> ToolResult:

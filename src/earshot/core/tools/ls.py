@@ -25,8 +25,8 @@ from earshot.core.tools.base import (
 MAX_ENTRIES = 1000
 
 DESCRIPTION = f"""
-List one directory (not recursive): directories first, ending in `/`, then files; at most
-{MAX_ENTRIES}. To find files across a tree use `glob`.
+List one directory, not recursive: directories first (ending in `/`), then files; at most
+{MAX_ENTRIES}. Across a tree: `glob`.
 """
 
 

@@ -30,25 +30,24 @@ from earshot.core.tools.edit import (
 )
 
 DESCRIPTION = """
-Several exact find/replace edits to one file, applied in order (each to the text the ones
-before left), all or none. Each `old_string` must match once unless `replace_all`. The
-file must have been read in this session and be unchanged since.
+Several `edit`s of one file (`read` in this session, unchanged since), each applied to the
+text the ones before left; all or none.
 """
 
 _MAX_RESULT_DIFF_LINES = 80
 
 
 class EditSpec(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    old_string: Annotated[str, msgspec.Meta(description="Exact text to find")]
-    new_string: Annotated[str, msgspec.Meta(description="Its replacement (different)")]
-    replace_all: Annotated[bool, msgspec.Meta(description="Replace every occurrence")] = False
+    old_string: str
+    new_string: str
+    replace_all: bool = False
 
 
 class MultiEditInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     path: str
     edits: Annotated[
         list[EditSpec],
-        msgspec.Meta(min_length=1, description="In order, all or none"),
+        msgspec.Meta(min_length=1),
     ]
 
 

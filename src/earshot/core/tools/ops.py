@@ -13,10 +13,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVarTuple
 
 import anyio
 
@@ -106,6 +106,85 @@ class LocalFileOps:
         return Path(os.path.realpath(path))
 
 
+_child_watch_checked = False
+_Ts = TypeVarTuple("_Ts")
+
+
+def _watch_children_in_the_loop() -> None:
+    """On Python 3.11 asyncio waits for each child process on a thread started for it (a
+    thread start per command, between a tool call and its result); 3.12 watches the
+    child's pidfd in the event loop instead, where the kernel has pidfds. Give 3.11 the
+    same, once per process."""
+    global _child_watch_checked
+    if _child_watch_checked:
+        return
+    _child_watch_checked = True
+    if sys.version_info >= (3, 12) or not sys.platform.startswith("linux"):
+        return
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError):
+        return  # a kernel before 5.3: keep the thread per child
+    import asyncio
+
+    class PidfdWatcher(asyncio.AbstractChildWatcher):
+        """Each child's pidfd, watched by the event loop that started it (whichever loop,
+        on whichever thread: 3.11's own pidfd watcher serves one attached loop)."""
+
+        def __init__(self) -> None:
+            self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, int]] = {}
+
+        def add_child_handler(
+            self, pid: int, callback: Callable[[int, int, *_Ts], object], *args: *_Ts
+        ) -> None:
+            loop = asyncio.get_running_loop()
+            pidfd = os.pidfd_open(pid)
+            self._waiting[pid] = (loop, pidfd)
+            loop.add_reader(pidfd, self._exited, pid, callback, args)
+
+        def _exited(
+            self,
+            pid: int,
+            callback: Callable[[int, int, *_Ts], object],
+            args: tuple[*_Ts],
+        ) -> None:
+            loop, pidfd = self._waiting.pop(pid)
+            loop.remove_reader(pidfd)
+            try:
+                _, status = os.waitpid(pid, 0)
+                code = os.waitstatus_to_exitcode(status)
+            except ChildProcessError:
+                code = 255  # reaped elsewhere: what asyncio's own watchers report
+            finally:
+                os.close(pidfd)
+            callback(pid, code, *args)
+
+        def remove_child_handler(self, pid: int) -> bool:
+            found = self._waiting.pop(pid, None)
+            if found is None:
+                return False
+            found[0].remove_reader(found[1])
+            os.close(found[1])
+            return True
+
+        def attach_loop(self, loop: asyncio.AbstractEventLoop | None) -> None:
+            pass
+
+        def is_active(self) -> bool:
+            return True
+
+        def close(self) -> None:
+            pass
+
+        def __enter__(self) -> PidfdWatcher:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    asyncio.set_child_watcher(PidfdWatcher())
+
+
 class LocalProcessOps:
     """Processes on this machine. On POSIX every group is handed to the watchdog
     (``_reaper.REAPER``) so it dies with earshot, and recorded in ``ledger`` (when given)
@@ -125,6 +204,7 @@ class LocalProcessOps:
                 stdin=subprocess.DEVNULL,
                 creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
             )
+        _watch_children_in_the_loop()
         process = await anyio.open_process(
             argv,
             cwd=cwd,
@@ -154,7 +234,7 @@ class LocalProcessOps:
             os.killpg(process.pid, signal.SIGKILL)
         REAPER.forget(process.pid)
         if self.ledger is not None:
-            self.ledger.update(remove=[process.pid])
+            self.ledger.forget(process.pid)
 
 
 __all__ = ["FileOps", "FileStat", "LocalFileOps", "LocalProcessOps", "ProcessOps"]

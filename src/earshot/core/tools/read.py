@@ -36,21 +36,17 @@ MAX_OUTPUT_CHARS = 256 * 1024
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_IMAGE_BYTES = 3_750_000  # base64 of this stays under the 5 MB vendors accept
 
-DESCRIPTION = f"""
-Read a file; output is `cat -n` style (line number, tab, line). Reads {DEFAULT_LIMIT} lines
-from `offset` (1-based); page with `offset` and `limit`. Long lines and long output are cut,
-with a marker saying where to continue. Images are shown to models that can see them. Use
-`ls` for directories. Read a file before changing it.
+DESCRIPTION = """
+Read a file as `cat -n` output (line number, tab, line): `limit` lines from line `offset`
+(1-based). Long lines and long output are cut, with a marker saying where to continue.
+Images are shown to models that can see them. Directories: `ls`.
 """
 
 
 class ReadInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    path: Annotated[str, msgspec.Meta(description="File to read")]
-    offset: Annotated[int, msgspec.Meta(ge=1, description="First line, 1-based")] = 1
-    limit: Annotated[
-        int,
-        msgspec.Meta(ge=1, description="Lines to read"),
-    ] = DEFAULT_LIMIT
+    path: str
+    offset: Annotated[int, msgspec.Meta(ge=1)] = 1
+    limit: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_LIMIT
 
 
 # --- seeing a file as text -------------------------------------------------------------

@@ -62,10 +62,10 @@ async def _execute(args: DeclareScopeArgs, ctx: ToolContext) -> ToolResult:
 TOOL = define_tool(
     name="declare_scope",
     description="""
-Declare what you are about to do before changing files: the goal, the path globs you mean to
-change (relative to the working directory; `src/**` is everything under src), and the steps
-of your plan. After this, any change outside those paths needs the user's approval, and a
-later declaration with more paths asks the user for the difference. Declare once, early.
+Declare once, before changing files: the goal, the path globs you will change (relative to
+the working directory; `src/**` is all under src) and your plan's steps. Then a change
+outside those paths needs the user's approval, and so do the paths a later declaration
+adds.
 """,
     input_type=DeclareScopeArgs,
     execute=_execute,

@@ -44,19 +44,18 @@ async def _execute(args: TaskArgs, ctx: ToolContext) -> ToolResult:
     return await ctx.spawn(ctx.call_id, args.description, args.prompt, args.agent)
 
 
-def make_tool(agents: Sequence[tuple[str, str]]) -> AnyTool:
-    """The task tool, its description listing ``agents`` (name, description)."""
+def make_tool(agents: Sequence[tuple[str, str]], default: str) -> AnyTool:
+    """The task tool, its description listing ``agents`` (name, description) and naming the
+    ``default`` one, which runs a task that names none."""
     listed = "\n".join(f"- {name}: {description}" for name, description in agents)
     return define_tool(
         name=NAME,
         description=f"""
-Delegate a self-contained task to a subagent. It starts with a fresh context (none of this
-conversation: put everything it needs in the prompt), works with its own tools under the
-same permissions, and returns its final report plus a record of what it changed. Use it to
-keep long searches or side jobs out of your context. Several task calls in one reply run in
-parallel when their agents are read-only.
-
-Available agents:
+Delegate a self-contained task to a subagent. It sees none of this conversation (put all it
+needs in `prompt`), works under your permissions, and returns its report and what it
+changed. Use it to keep long searches and side jobs out of your context. Several task calls
+in one reply run in parallel when their agents are read-only.
+`agent` (default {default}):
 {listed}
 """,
         input_type=TaskArgs,

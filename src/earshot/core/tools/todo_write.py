@@ -32,18 +32,12 @@ empty list clears it.
 
 class TodoItem(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     content: Annotated[str, msgspec.Meta(description="What to do, imperative")]
-    status: Annotated[
-        TodoStatus,
-        msgspec.Meta(description="One item in_progress at a time"),
-    ]
-    id: Annotated[str, msgspec.Meta(description="Stable id")] = ""
+    status: TodoStatus
+    id: str = ""
 
 
 class TodoWriteInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    todos: Annotated[
-        list[TodoItem],
-        msgspec.Meta(description="The whole new list, in order"),
-    ]
+    todos: list[TodoItem]
 
 
 def _validated(items: list[TodoItem]) -> list[Todo]:

@@ -51,26 +51,21 @@ LIMIT_MAX_CHARS = 200_000
 ERROR_BODY_CHARS = 2_000
 
 DESCRIPTION = """
-Fetch an http(s) URL as text: HTML as readable text with links as `text (url)`; text and
-JSON as sent; other types only described. A redirect to another host is named, not
-followed: fetch that URL if you want it. Read-only, no JavaScript: script-built pages may
-come back nearly empty. For local files use `read`.
+Fetch an http(s) URL as text: HTML made readable (links as `text (url)`), text and JSON as
+sent, other types only described. A redirect to another host is named, not followed. No
+JavaScript: script-built pages may come back nearly empty.
 """
 
 
 class WebFetchInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    url: Annotated[str, msgspec.Meta(description="An http:// or https:// URL")]
+    url: str
     prompt: Annotated[
         str | None,
         msgspec.Meta(description="What you look for; shown above the page"),
     ] = None
     max_chars: Annotated[
         int,
-        msgspec.Meta(
-            ge=1_000,
-            le=LIMIT_MAX_CHARS,
-            description="Most characters to return",
-        ),
+        msgspec.Meta(ge=1_000, le=LIMIT_MAX_CHARS),
     ] = DEFAULT_MAX_CHARS
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
 
 import msgspec
 
@@ -32,15 +31,15 @@ from earshot.core.tools.base import (
 from earshot.core.tools.display import file_change
 
 DESCRIPTION = """
-Create a file (and missing parents) or replace a whole file; replacing needs a `read` of
-it in this session, unchanged since. Encoding, BOM and CRLF are kept. Prefer
-`edit` or `multi_edit` to change part of a file.
+Create a file (and missing parents) or replace a whole one, which must have been `read` in
+this session, unchanged since. Keeps encoding, BOM and CRLF. To change part of a file use
+`edit` or `multi_edit`.
 """
 
 
 class WriteInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    path: Annotated[str, msgspec.Meta(description="File to write")]
-    content: Annotated[str, msgspec.Meta(description="Whole new content")]
+    path: str
+    content: str
 
 
 @dataclass(frozen=True)

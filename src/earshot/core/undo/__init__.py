@@ -27,9 +27,11 @@ Contracts:
 
 from __future__ import annotations
 
+import queue
 import re
 import shutil
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -118,8 +120,8 @@ class Undo:
         return self._store
 
     def _tops(self, store: SnapshotStore) -> tuple[str | None, str | None]:
-        refs = store.refs(f"refs/earshot/{self.session_id}/")
-        return refs.get(self._undo_ref), refs.get(self._redo_ref)
+        refs = store.read_refs(f"refs/earshot/{self.session_id}/", (self._undo_ref, self._redo_ref))
+        return refs[self._undo_ref], refs[self._redo_ref]
 
     # --- operations (async, each in a worker thread) -------------------------------------
 
@@ -138,7 +140,7 @@ class Undo:
             except BaseException as exc:  # handed to whoever asks for it
                 early.set_exception(exc)
 
-        threading.Thread(target=capture, name="earshot-undo-capture", daemon=True).start()
+        _background(capture)
         self._early = early
 
     def discard(self) -> None:
@@ -265,6 +267,27 @@ class Undo:
             removed=restore.removed,
             snapshot=target.id,
         )
+
+
+_jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+_worker: threading.Thread | None = None
+_worker_lock = threading.Lock()
+
+
+def _background(job: Callable[[], None]) -> None:
+    """Run ``job`` on the process's one capture thread (a daemon, started once: a thread
+    started per call costs the event loop its start-up, and exit never waits for it)."""
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = threading.Thread(target=_work, name="earshot-undo-capture", daemon=True)
+            _worker.start()
+    _jobs.put(job)
+
+
+def _work() -> None:
+    while True:
+        _jobs.get()()
 
 
 def _step_of(kind: Literal["undo", "redo"], commit: Commit) -> UndoStep:

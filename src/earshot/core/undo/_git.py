@@ -13,7 +13,7 @@ import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,10 +58,35 @@ def run_git(
         capture_output=True,
         check=False,
     )
-    if proc.returncode not in ok:
-        message = proc.stderr.decode("utf-8", "replace").strip()
-        raise GitError(f"git {' '.join(args[:3])} failed ({proc.returncode}): {message}")
-    return proc.stdout
+    return _checked(args, proc.returncode, proc.stdout, proc.stderr, ok)
+
+
+def _checked(args: list[str], code: int, out: bytes, err: bytes, ok: tuple[int, ...]) -> bytes:
+    if code not in ok:
+        message = err.decode("utf-8", "replace").strip()
+        raise GitError(f"git {' '.join(args[:3])} failed ({code}): {message}")
+    return out
+
+
+def start_git(
+    git: str, args: list[str], *, cwd: Path, env: Mapping[str, str]
+) -> Callable[[], bytes]:
+    """Start ``git args`` (no stdin) and return a call that waits for it: its stdout, or
+    ``GitError`` as ``run_git`` raises it. Lets two git processes run side by side."""
+    proc = subprocess.Popen(
+        [git, *args],
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+    def wait() -> bytes:
+        out, err = proc.communicate()
+        return _checked(args, proc.returncode, out, err, (0,))
+
+    return wait
 
 
 @dataclass(frozen=True)
@@ -111,4 +136,12 @@ def store_lock(path: Path) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-__all__ = ["GitError", "UserRepo", "find_user_repo", "run_git", "scrubbed_env", "store_lock"]
+__all__ = [
+    "GitError",
+    "UserRepo",
+    "find_user_repo",
+    "run_git",
+    "scrubbed_env",
+    "start_git",
+    "store_lock",
+]

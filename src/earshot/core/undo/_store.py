@@ -24,11 +24,20 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from earshot.core.undo._git import UserRepo, find_user_repo, run_git, scrubbed_env, store_lock
+from earshot.core.undo._git import (
+    UserRepo,
+    find_user_repo,
+    run_git,
+    scrubbed_env,
+    start_git,
+    store_lock,
+)
 
 ATTRIBUTES = b"* -text -filter -ident -working-tree-encoding\n"
 CONFIG = (
@@ -42,6 +51,7 @@ CONFIG = (
     ("gc.auto", "0"),
 )
 META = "earshot: "
+_HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
 @dataclass(frozen=True)
@@ -144,21 +154,30 @@ class SnapshotStore:
     # --- snapshots -----------------------------------------------------------------------
 
     def capture(self) -> Capture:
-        """Hash the tracked and untracked-not-ignored files of the subtree into a tree."""
-        self._git("update-index", "-q", "--refresh", ok=(0, 1))
-        listed = self._git(
-            "ls-files",
-            "-z",
-            "-t",
-            "--others",
-            "--modified",
-            "--deleted",
-            "--exclude-standard",
-            "--",
-            self.pathspec,
-        )
+        """Hash the tracked and untracked-not-ignored files of the subtree into a tree.
+
+        One git process when nothing changed since the last capture (two inside a user's
+        repository, run side by side): ``ls-files --modified`` stats every entry itself and
+        lists one whose stat data changed even when its bytes did not (an index refresh
+        first would only save re-hashing such a file; its entry is updated below either
+        way), so no separate ``update-index --refresh`` runs."""
+        tracked_ignored = self._user_tracked_ignored()
+        try:
+            listed = self._git(
+                "ls-files",
+                "-z",
+                "-t",
+                "--others",
+                "--modified",
+                "--deleted",
+                "--exclude-standard",
+                "--",
+                self.pathspec,
+            )
+        finally:
+            also = tracked_ignored()  # waited for even when ls-files failed
         paths = {item[2:] for item in listed.decode("utf-8", "surrogateescape").split("\0") if item}
-        paths.update(self._user_tracked_ignored())
+        paths.update(also)
         update: list[str] = []
         drop: list[str] = []
         skipped: list[str] = []
@@ -198,17 +217,23 @@ class SnapshotStore:
             return (0, 0, 0)
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
-    def _user_tracked_ignored(self) -> list[str]:
-        """Files the user's repository tracks although its ignore rules match them."""
+    def _user_tracked_ignored(self) -> Callable[[], list[str]]:
+        """Start listing the files the user's repository tracks although its ignore rules
+        match them; the returned call waits for the list."""
         if self.repo is None:
-            return []
-        out = run_git(
+            return list
+        pending = start_git(
             self.git,
             ["ls-files", "-z", "--cached", "--ignored", "--exclude-standard", "--", self.pathspec],
             cwd=self.root,
             env=scrubbed_env(),
         )
-        return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+        def wait() -> list[str]:
+            out = pending()
+            return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+        return wait
 
     def commit(self, capture: Capture, *, parent: str | None, label: str) -> str:
         meta = json.dumps({"skipped": list(capture.skipped)}, ensure_ascii=False)
@@ -257,6 +282,28 @@ class SnapshotStore:
         out = self._git("for-each-ref", "--format=%(refname) %(objectname)", prefix)
         pairs = (line.split(" ", 1) for line in out.decode().splitlines() if line)
         return {name: value for name, value in pairs}
+
+    def read_refs(self, prefix: str, names: Sequence[str]) -> dict[str, str | None]:
+        """The commits ``names`` (under ``prefix``) point at (None: no such ref), read
+        from their files while the store keeps every ref as a loose file (as
+        ``update-ref`` writes them; nothing here packs them): no git process. A store with
+        packed refs or another ref backend asks git."""
+        if (self.dir / "packed-refs").exists() or (self.dir / "reftable").exists():
+            known = self.refs(prefix)
+            return {name: known.get(name) for name in names}
+        out: dict[str, str | None] = {}
+        for name in names:
+            try:
+                value = (self.dir / name).read_bytes().strip().decode("ascii", "replace")
+            except (FileNotFoundError, NotADirectoryError):
+                out[name] = None
+                continue
+            if value.startswith("ref:") or not _HEX.fullmatch(value):
+                known = self.refs(name)  # not a plain object id: let git resolve it
+                out[name] = known.get(name)
+            else:
+                out[name] = value
+        return out
 
     def set_refs(self, updates: dict[str, str | None]) -> None:
         """Move (or, with None, delete) several refs in one transaction."""
