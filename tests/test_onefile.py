@@ -395,12 +395,13 @@ if ONEFILE:
         binary = single(tmp_path / "cache")
         assert binary.run("--version").returncode == 0
         folder = only_version(binary.cache)
-        victim = folder / "_internal" / "base_library.zip"
+        # earshot's own package: every start imports it (modules are .pyc files in the build)
+        victim = folder / "_internal" / "earshot" / "__init__.pyc"
         original = victim.read_bytes()
         if damage == "truncate":
             victim.write_bytes(original[: len(original) // 2])
         elif damage == "modify":
-            victim.write_bytes(b"PK" + bytes(len(original) - 2))  # same size, wrong content
+            victim.write_bytes(bytes(len(original)))  # same size, wrong content
         else:
             victim.unlink()
         done = binary.run("--version")
