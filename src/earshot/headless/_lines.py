@@ -64,12 +64,9 @@ def denied_line(ended: TurnEnded) -> str:
     if boxed < len(denials):
         ways.append("--permission-mode accept-edits or auto, or --allow RULE")
     if boxed:
-        ways.append("--sandbox off (the OS sandbox stopped " + _count(boxed, "command") + ")")
+        commands = "1 command" if boxed == 1 else f"{boxed} commands"
+        ways.append(f"--sandbox off (the OS sandbox stopped {commands})")
     return f"{calls} denied ({tools}); rerun with " + "; or ".join(ways)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"1 {noun}" if n == 1 else f"{n} {noun}s"
 
 
 __all__ = ["denied_line", "error_detail", "failure_line"]
