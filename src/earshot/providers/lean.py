@@ -32,10 +32,11 @@ server closed it while it was idle) is dropped and the request sent once more on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import socket
 import weakref
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, Mapping
 from urllib.parse import urlsplit
 
 from earshot.providers import _preconnect
@@ -87,6 +88,7 @@ class LeanTransport:
 
     def __init__(self) -> None:
         self._idle: dict[Key, list[_Conn]] = {}
+        self.closer: AsyncGenerator[None, None] | None = None
 
     def exchange(
         self,
@@ -114,11 +116,14 @@ class LeanTransport:
         else:
             conn.close()
 
-    async def aclose(self) -> None:
+    def close_idle(self) -> None:
         for idle in self._idle.values():
             for conn in idle:
                 conn.close()
         self._idle.clear()
+
+    async def aclose(self) -> None:
+        self.close_idle()
 
 
 class _Unanswered(Exception):
@@ -396,12 +401,25 @@ _pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LeanTransport] = (
 
 
 def shared_transport() -> LeanTransport:
-    """The pool of the running event loop, made on first use."""
+    """The pool of the running event loop, made on first use; its idle connections are
+    closed when the loop shuts down (``asyncio.run``, ``anyio.run``)."""
     loop = asyncio.get_running_loop()
     pool = _pools.get(loop)
     if pool is None:
         pool = _pools[loop] = LeanTransport()
+        pool.closer = _closed_with_the_loop(pool)
+        with contextlib.suppress(StopIteration):
+            # Run it to its ``yield``: the loop now tracks it, and finalises it (closing the
+            # pool) when it shuts down its async generators, before it closes.
+            pool.closer.asend(None).send(None)
     return pool
+
+
+async def _closed_with_the_loop(pool: LeanTransport) -> AsyncGenerator[None, None]:
+    try:
+        yield
+    finally:
+        pool.close_idle()
 
 
 async def close_shared_transport() -> None:
