@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import math
 import socket
+import ssl
 import weakref
 from collections.abc import AsyncGenerator, Mapping
 from urllib.parse import urlsplit
@@ -86,7 +87,9 @@ class _Conn:
 class LeanTransport:
     """The pool, and the factory of exchanges (``transport.Transport``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, ssl_context: ssl.SSLContext | None = None) -> None:
+        """``ssl_context``: what https connections trust (default: ``http.ssl_context()``)."""
+        self.ssl = ssl_context
         self._idle: dict[Key, list[_Conn]] = {}
         self.closer: AsyncGenerator[None, None] | None = None
 
@@ -261,7 +264,7 @@ class LeanExchange:
 
     async def _open(self) -> _Conn:
         scheme, host, port = self._key
-        context = ssl_context() if scheme == "https" else None
+        context = (self._pool.ssl or ssl_context()) if scheme == "https" else None
         name = host if context is not None else None
         sock = await self._early_socket(host, port)
         if sock is not None:
