@@ -20,7 +20,7 @@ import msgspec
 
 from earshot._base.aio import race
 from earshot.providers._netfail import seconds_text, size_text, transport_error
-from earshot.providers.auth_headers import auth_headers
+from earshot.providers.auth_headers import auth_headers, key_headers
 from earshot.providers.errors import ProviderError, redact
 from earshot.providers.http import Timeouts
 from earshot.providers.retry import RetryPolicy
@@ -259,6 +259,9 @@ class Attempt:
         """The headers to send, the credential added; or the event that ends the stream
         (aborted while signing, or no credential)."""
         abort = self.request.abort
+        known = key_headers(self.target)
+        if known is not None:  # a key (or nothing): no I/O to race against the abort
+            return self._with(known)
 
         async def sign() -> dict[str, str]:
             return await _credential(
@@ -275,10 +278,16 @@ class Attempt:
                 failure = ProviderError("auth", f"{self.target.provider}: credentials: {detail}")
             self.stopped = True
             return failure.to_event()
-        # A header the user configured (a gateway's own auth) wins over the credential.
+        return self._with(signed.value)
+
+    def _with(self, credential: dict[str, str]) -> dict[str, str]:
+        """The headers with the credential added; a header the user configured (a
+        gateway's own auth) wins over it."""
+        if not credential:
+            return self.headers
         configured = {name.lower() for name in self.target.headers}
-        credential = {k.lower(): v for k, v in signed.value.items()}
-        return {**self.headers, **{k: v for k, v in credential.items() if k not in configured}}
+        given = {k.lower(): v for k, v in credential.items()}
+        return {**self.headers, **{k: v for k, v in given.items() if k not in configured}}
 
     async def events(self) -> AsyncIterator[StreamEvent]:
         abort = self.request.abort
