@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from earshot.providers.transport import proxy_applies
+from earshot.providers._proxy import proxy_applies
 
 MAX_AGE_S = 10.0
 """How long an early connection waits to be taken before it is closed."""

@@ -46,11 +46,12 @@ import anyio
 from earshot import __version__
 from earshot.providers._attempt import Attempt, aborted, retry_reason
 from earshot.providers._netfail import seconds_text
+from earshot.providers._proxy import proxy_applies
 from earshot.providers.errors import ProviderError
 from earshot.providers.http import Timeouts, TimeoutSettingError
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.target import Target
-from earshot.providers.transport import Transport, proxy_applies, request_url
+from earshot.providers.transport import Transport, request_url
 from earshot.providers.types import ModelRequest, Retrying, StreamEvent
 from earshot.providers.wire import get_wire
 

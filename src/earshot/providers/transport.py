@@ -12,7 +12,7 @@
 
 Two implementations: ``lean.LeanTransport``, HTTP/1.1 over asyncio streams, used for every
 direct connection (it loads none of httpx); ``_httpx_transport.HttpxTransport``, used when a
-proxy applies (``proxy_applies``: the environment's ``HTTPS_PROXY``/``HTTP_PROXY``/
+proxy applies (``_proxy.proxy_applies``: the environment's ``HTTPS_PROXY``/``HTTP_PROXY``/
 ``ALL_PROXY``, or the system's settings on macOS and Windows) since httpx speaks to
 proxies. A failure is one of the ``TransportError`` classes below, whichever client raised
 it, so ``_netfail`` words them the same.
@@ -23,8 +23,6 @@ signed: the URL signed is the URL sent.
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
@@ -109,46 +107,6 @@ def request_url(url: str, params: Mapping[str, str] | None = None) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
 
 
-def _no_proxy(host: str) -> bool:
-    """Whether ``NO_PROXY`` surely exempts ``host``: ``*``, the host itself, or a domain
-    it is under. Anything subtler (ports, address ranges) counts as not exempt, so the
-    proxy-aware client decides."""
-    raw = os.environ.get("NO_PROXY") or os.environ.get("no_proxy") or ""
-    host = host.lower().strip("[]")
-    for entry in (e.strip().lower() for e in raw.split(",")):
-        if entry == "*":
-            return True
-        if not entry or ":" in entry or "/" in entry:
-            continue
-        domain = entry.lstrip(".").lstrip("*").lstrip(".")
-        if host == domain or host.endswith("." + domain):
-            return True
-    return False
-
-
-def proxies(scheme: str) -> bool:
-    """Whether a proxy is configured for ``scheme``: one named in the environment
-    (``HTTPS_PROXY``, ``all_proxy``, ...), or on macOS and Windows in the system's
-    settings too."""
-    if sys.platform in ("darwin", "win32"):
-        from urllib.request import getproxies
-
-        found = getproxies()
-    else:  # what urllib (and so httpx) reads on other systems: the environment
-        found = {
-            name[:-6].lower(): value
-            for name, value in os.environ.items()
-            if value and name.lower().endswith("_proxy") and name.lower() != "no_proxy"
-        }
-    return bool(found.get(scheme) or found.get("all"))
-
-
-def proxy_applies(url: str) -> bool:
-    """Whether a request to ``url`` would go through a proxy."""
-    parts = urlsplit(url)
-    return proxies(parts.scheme) and not _no_proxy(parts.hostname or "")
-
-
 __all__ = [
     "ConnectError",
     "ConnectTimeout",
@@ -160,7 +118,5 @@ __all__ = [
     "Transport",
     "TransportError",
     "WriteTimeout",
-    "proxies",
-    "proxy_applies",
     "request_url",
 ]
