@@ -225,7 +225,7 @@ class LeanExchange:
 
     async def start(self) -> None:
         for attempt in (0, 1):
-            conn = self._pool._checkout(self._key)
+            conn = self._pool._checkout(self._key) if attempt == 0 else None
             reused = conn is not None
             if conn is None:
                 conn = await self._connect()
