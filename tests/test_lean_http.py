@@ -206,6 +206,61 @@ def test_a_request_the_server_does_not_read_times_out_on_the_write_timeout() -> 
     assert error.message == f"anthropic: sending the request to 127.0.0.1:{server.port} timed out"
 
 
+class _Unanswering:
+    """A listener whose accept queue is full: a new connection to it hangs in its
+    handshake (Linux drops the SYN), as to a host that does not answer."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(0)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.filler = socket.create_connection(("127.0.0.1", self.port))  # fills the queue
+
+    def close(self) -> None:
+        self.filler.close()
+        self.sock.close()
+
+
+def test_a_host_that_does_not_answer_is_a_connect_timeout_naming_the_base_url() -> None:
+    silent = _Unanswering()
+    try:
+        error = error_of(run(silent.url, timeouts=Timeouts(connect=0.3)))
+    finally:
+        silent.close()
+    assert error.message == (
+        f"anthropic: no connection to 127.0.0.1:{silent.port} within 300 ms "
+        f"(connect timeout; base URL {silent.url})"
+    )
+
+
+def test_an_abort_while_connecting_ends_the_stream_at_once() -> None:
+    silent = _Unanswering()
+
+    async def go() -> list[StreamEvent]:
+        request = ask()
+        request.abort = anyio.Event()
+        seen: list[StreamEvent] = []
+
+        async def consume() -> None:
+            async for event in stream(request, target(silent.url), retry=FAST):
+                seen.append(event)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consume)
+            await anyio.sleep(0.2)  # the connect is under way (it would take 10 s)
+            request.abort.set()
+        return seen
+
+    try:
+        events = anyio.run(go)
+    finally:
+        silent.close()
+    assert [type(e) for e in events] == [Finish]
+    assert isinstance(events[0], Finish) and events[0].reason == "aborted"
+
+
 def test_an_abort_while_waiting_for_the_headers_ends_the_stream_at_once(
     fake_provider: FakeProvider,
 ) -> None:
