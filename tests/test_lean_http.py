@@ -353,3 +353,19 @@ def test_no_proxy_sends_the_request_directly(
     assert isinstance(anyio.run(go), LeanTransport)
     fake_provider.script(anthropic.text_turn("direct"))
     assert texts(run(fake_provider.base_url)) == "direct"
+
+
+def test_a_header_no_request_can_carry_is_refused_without_sending_or_retrying(
+    fake_provider: FakeProvider,
+) -> None:
+    broken = replace(target(fake_provider.base_url), headers={"x-gateway": "a\r\nx-smuggled: b"})
+
+    async def go() -> list[StreamEvent]:
+        return await collect(ask(), broken, retry=FAST)
+
+    events = anyio.run(go)
+    error = error_of(events)
+    assert (error.kind, error.retryable) == ("invalid_request", False)
+    assert "'x-gateway' holds a line break" in error.message
+    assert fake_provider.requests == []
+    assert len(events) == 1

@@ -302,9 +302,12 @@ class Attempt:
             exchange = self.http.exchange(
                 self.call.method, self.url, headers, self.body, self.timeouts
             )
-        except ValueError as exc:  # a URL or header no request can carry
-            for event in self._transport(exc, None):
-                yield event
+        except ValueError as exc:  # a URL or header no request can carry: no retry helps
+            detail = redact(str(exc), self.target.secrets())
+            self.stopped = True
+            yield ProviderError(
+                "invalid_request", f"{self.target.provider}: the request cannot be sent: {detail}"
+            ).to_event()
             return
         watcher = _watch(abort, exchange)
         try:
