@@ -28,19 +28,24 @@ def _no_proxy(host: str) -> bool:
 
 
 def proxies(scheme: str) -> bool:
-    """Whether a proxy is configured for ``scheme``: one named in the environment
-    (``HTTPS_PROXY``, ``all_proxy``, ...), or on macOS and Windows in the system's
-    settings too."""
-    if sys.platform in ("darwin", "win32"):
+    """Whether a proxy is configured for ``scheme``, as httpx finds it (``urllib``'s
+    ``getproxies``): named in the environment (``HTTPS_PROXY``, ``all_proxy``, ...), else
+    on macOS and Windows in the system's settings."""
+    found = {
+        name[:-6].lower(): value
+        for name, value in os.environ.items()
+        if value and name.lower().endswith("_proxy") and name.lower() != "no_proxy"
+    }
+    if not found and sys.platform == "darwin":
+        # what urllib.request reads there, without loading urllib.request (http.client,
+        # email: tens of milliseconds on the first request's path)
+        from _scproxy import _get_proxies  # type: ignore[import-not-found]  # stdlib, no stubs
+
+        found = _get_proxies()
+    elif not found and sys.platform == "win32":
         from urllib.request import getproxies
 
         found = getproxies()
-    else:  # what urllib (and so httpx) reads on other systems: the environment
-        found = {
-            name[:-6].lower(): value
-            for name, value in os.environ.items()
-            if value and name.lower().endswith("_proxy") and name.lower() != "no_proxy"
-        }
     return bool(found.get(scheme) or found.get("all"))
 
 
