@@ -369,3 +369,38 @@ def test_a_header_no_request_can_carry_is_refused_without_sending_or_retrying(
     assert "'x-gateway' holds a line break" in error.message
     assert fake_provider.requests == []
     assert len(events) == 1
+
+
+def test_an_answer_that_closes_its_connection_is_followed_on_a_new_one() -> None:
+    ok = sse("closing")
+    reply = (
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nConnection: close\r\n"
+        b"content-length: %d\r\n\r\n%s" % (len(ok), ok)
+    )
+
+    def answers_and_closes(conn: socket.socket) -> None:
+        server.read(conn)
+        conn.sendall(reply)
+
+    async def go() -> list[str]:
+        return [texts(await collect(ask(), target(server.url), retry=NO_RETRY)) for _ in range(2)]
+
+    with RawServer(answers_and_closes, answers_and_closes) as server:
+        assert anyio.run(go) == ["closing", "closing"]
+    assert (server.connections, len(server.requests)) == (2, 2)  # none sent in vain
+
+
+def test_a_body_shorter_than_its_content_length_is_a_cut_answer() -> None:
+    whole = sse("cut short")
+    sent = whole[: len(whole) // 2]
+
+    def short(conn: socket.socket) -> None:
+        server.read(conn)
+        head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: %d\r\n\r\n"
+        conn.sendall(head % len(whole) + sent)
+
+    with RawServer(short) as server:
+        error = error_of(run(server.url))
+    assert error.kind == "network"
+    assert f"connection closed by 127.0.0.1:{server.port} after " in error.message
+    assert f"{len(whole) - len(sent)} bytes of the content length missing" in error.message
