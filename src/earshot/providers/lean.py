@@ -252,6 +252,8 @@ class LeanExchange:
             if not task.done():
                 task.cancel()
         if self._aborted or task.cancelled():
+            if done and not task.cancelled() and task.exception() is None:
+                task.result().close()  # connected just as the abort came
             raise TransportError("the request was aborted")
         if not done:
             raise ConnectTimeout(f"no connection within {self._timeouts.connect:g} s")
@@ -291,7 +293,8 @@ class LeanExchange:
                     ready.set_result(None)
 
             def woken() -> None:  # on the connecting thread
-                self._loop.call_soon_threadsafe(wake)
+                with contextlib.suppress(RuntimeError):  # the loop has closed meanwhile
+                    self._loop.call_soon_threadsafe(wake)
 
             early.when_done(woken)
             await ready
