@@ -5,6 +5,7 @@ dropped, TLS, the write timeout, an abort before the headers, and the way throug
 
 from __future__ import annotations
 
+import base64
 import gzip
 import socket
 import ssl
@@ -404,3 +405,11 @@ def test_a_body_shorter_than_its_content_length_is_a_cut_answer() -> None:
     assert error.kind == "network"
     assert f"connection closed by 127.0.0.1:{server.port} after " in error.message
     assert f"{len(whole) - len(sent)} bytes of the content length missing" in error.message
+
+
+def test_user_info_in_the_base_url_is_sent_as_basic_auth(fake_provider: FakeProvider) -> None:
+    gateway = fake_provider.base_url.replace("http://", "http://team:s%40cret@")
+    fake_provider.script(anthropic.text_turn("let in"))
+    assert texts(run(gateway)) == "let in"
+    expected = "Basic " + base64.b64encode(b"team:s@cret").decode()
+    assert fake_provider.requests[0].headers["authorization"] == expected

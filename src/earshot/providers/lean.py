@@ -129,6 +129,15 @@ class LeanTransport:
         self.close_idle()
 
 
+def _basic(userinfo: str) -> str:
+    import base64
+    from urllib.parse import unquote
+
+    user, _, password = userinfo.partition(":")
+    pair = f"{unquote(user)}:{unquote(password)}".encode()
+    return "Basic " + base64.b64encode(pair).decode("ascii")
+
+
 class _Unanswered(Exception):
     """Failed before any byte of the answer: ``error`` is what to raise unless the request
     can go again on a new connection."""
@@ -162,7 +171,9 @@ class LeanExchange:
         sent.setdefault("accept-encoding", "identity")
         if body or method not in ("GET", "HEAD"):
             sent["content-length"] = str(len(body))
-        host = parts.netloc.rpartition("@")[2]
+        userinfo, _, host = parts.netloc.rpartition("@")
+        if userinfo and "authorization" not in sent:  # as httpx does: Basic auth from the URL
+            sent["authorization"] = _basic(userinfo)
         self._out = request_head(method, target, host, sent) + body
         self._pool, self._method, self._timeouts = pool, method, timeouts
         self.status = 0
