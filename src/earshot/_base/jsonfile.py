@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +77,8 @@ def write_json_atomic(path: Path, value: JSONObject, *, mode: int = 0o644) -> No
     """Replace ``path`` with ``value`` (pretty-printed) atomically, with permission ``mode``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     data = msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n"
+    import tempfile  # with shutil and random: loaded by the first write
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         if hasattr(os, "fchmod"):  # not on Windows, where the mode is not meaningful

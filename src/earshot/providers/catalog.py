@@ -23,10 +23,8 @@ Errors::
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -218,8 +216,16 @@ class ModelCatalog:
 
 @functools.cache
 def _snapshot() -> CatalogFile:
-    data = importlib.resources.files("earshot.providers.data").joinpath("catalog.json")
-    return decode_catalog(data.read_bytes())
+    # Read beside this module (an install, the frozen build's folder) without loading
+    # importlib.resources and zipfile on every start; through them only from an archive.
+    beside = Path(__file__).with_name("data") / "catalog.json"
+    try:
+        return decode_catalog(beside.read_bytes())
+    except OSError:
+        import importlib.resources
+
+        data = importlib.resources.files("earshot.providers.data").joinpath("catalog.json")
+        return decode_catalog(data.read_bytes())
 
 
 def _read_cache(path: Path, warnings: list[str]) -> CatalogFile | None:
@@ -388,6 +394,8 @@ def _store(body: bytes, url: str, path: Path) -> int:
 
 def _write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only a refresh writes
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".catalog-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:

@@ -9,11 +9,14 @@ before its stream produced any event: deltas already delivered are never re-emit
 
 from __future__ import annotations
 
-import random
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from earshot.providers.errors import ProviderError
+
+if TYPE_CHECKING:
+    import random
 
 DEFAULT_MAX_RETRIES = 2
 """Retries after the first try, as the vendor SDKs do: three attempts in all."""
@@ -43,6 +46,8 @@ class RetryPolicy(msgspec.Struct, frozen=True, kw_only=True):
                 return None
             return error.retry_after
         backoff = min(self.base_delay * (2.0**retry), self.max_delay)
+        import random  # with hashlib: loaded by the first retry, not at start-up
+
         draw = (rng or random).random()
         return backoff * (1.0 - self.jitter * draw)
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import time
@@ -246,6 +245,8 @@ def _json_reply(stdout: str) -> JSONObject | None:
     text = stdout.strip()
     if not text.startswith("{"):
         return None
+    import json  # only a hook's reply is parsed with it
+
     try:
         value = json.loads(text)
     except ValueError:
@@ -290,6 +291,8 @@ class Hooks:
         body = {**payload, "hook_event_name": event}
         if tool is not None:
             body["tool_name"] = OURS_TO_CLAUDE.get(tool, tool)
+        import json  # loaded when a hook first runs
+
         stdin = json.dumps(body).encode()
         from earshot.core.tools._shell import child_env  # the shell machinery, when first needed
 

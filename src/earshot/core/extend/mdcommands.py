@@ -18,7 +18,6 @@ that would need asking or is denied makes the command fail: it never gets past t
 from __future__ import annotations
 
 import re
-import shlex
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -159,6 +158,8 @@ def expand(command: MdCommand, arguments: str, cwd: Path, gate: Gate) -> str:
     ``gate`` behind the command's ``allowed-tools``; its ``@path`` reads through ``gate``."""
     allowed = command.overrides.allowed
     narrowed = allowed.gate(gate, cwd) if allowed is not None else gate
+    import shlex  # loaded when a command is first expanded
+
     try:
         words = shlex.split(arguments)
     except ValueError:

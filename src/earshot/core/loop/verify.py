@@ -10,7 +10,6 @@ says passed, failed or blocked, and never reports success over a failed check.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -155,6 +154,8 @@ def suggest(cwd: Path) -> str | None:
         return "pytest -q"
     package = cwd / "package.json"
     if package.is_file():
+        import json  # only for a package.json
+
         try:
             scripts = json.loads(package.read_text("utf-8")).get("scripts", {})
         except (ValueError, AttributeError):

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVarTuple
@@ -80,6 +79,8 @@ class LocalFileOps:
             mode: int | None = path.stat().st_mode & 0o7777
         except FileNotFoundError:
             mode = None
+        import tempfile  # with shutil and random: loaded by the first write
+
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".earshot-tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:

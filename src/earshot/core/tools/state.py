@@ -3,7 +3,6 @@ and background shells. One ``ToolState`` per session; subagents get their own.""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, Protocol
@@ -67,6 +66,8 @@ class ShellSandbox(Protocol):
 
 
 def digest(data: bytes) -> str:
+    import hashlib  # loaded by the first file read, not at start-up
+
     return hashlib.sha256(data).hexdigest()
 
 
