@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+import msgspec
 
 from earshot.core.config.settings import SettingsError, SettingsFile
 from earshot.providers.types import JSONValue
@@ -20,8 +21,7 @@ SandboxMode = Literal["auto", "required", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "required", "off")
 
 
-@dataclass(frozen=True)
-class SandboxConfig:
+class SandboxConfig(msgspec.Struct, frozen=True):
     """``ignored`` holds one message per setting a checked-in file may not make."""
 
     mode: SandboxMode = "auto"

@@ -15,15 +15,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from earshot.core.permissions.rules import SHELL_STARTUP_FILES
 from earshot.core.sandbox._config import SandboxConfig, under
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(msgspec.Struct, frozen=True):
     """``writable`` are real paths; ``read_only`` are paths inside them that stay read-only
     (each may not exist yet); ``cwd`` is where the command starts."""
 

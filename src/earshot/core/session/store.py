@@ -24,7 +24,6 @@ import os
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -115,8 +114,7 @@ def _looks_like_id(name: str) -> bool:
     return len(name) == 36 and name.count("-") == 4
 
 
-@dataclass(frozen=True)
-class SessionInfo:
+class SessionInfo(msgspec.Struct, frozen=True):
     """What ``sessions list`` shows of a session (read at a glance, all branches)."""
 
     id: str

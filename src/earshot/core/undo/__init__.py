@@ -33,12 +33,12 @@ import shutil
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import anyio.to_thread
+import msgspec
 
 from earshot.core.session.store import cwd_key
 from earshot.core.session.store import data_dir as default_data_dir
@@ -52,18 +52,16 @@ NO_GIT = "undo is off: git was not found on PATH (install git to enable undo)"
 _SESSION_ID = re.compile(r"^[0-9A-Za-z-]+$")
 
 
-@dataclass(frozen=True)
-class UndoResult:
+class UndoResult(msgspec.Struct, frozen=True):
     ok: bool
     message: str
-    restored: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
+    restored: list[str] = msgspec.field(default_factory=list)
+    removed: list[str] = msgspec.field(default_factory=list)
     snapshot: str | None = None
     """The snapshot the tree now matches."""
 
 
-@dataclass(frozen=True)
-class UndoStep:
+class UndoStep(msgspec.Struct, frozen=True):
     """One step a session can take: ``undo`` steps newest first, then ``redo`` steps
     (the next redo first)."""
 

@@ -14,8 +14,9 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 
 class GitError(Exception):
@@ -89,8 +90,7 @@ def start_git(
     return wait
 
 
-@dataclass(frozen=True)
-class UserRepo:
+class UserRepo(msgspec.Struct, frozen=True):
     """The user's repository around the working directory (read, never written)."""
 
     toplevel: Path
