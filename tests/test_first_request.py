@@ -30,10 +30,12 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "earshot.core.permissions._line",
     "tree_sitter",
     "tree_sitter_bash",
-    # Standard modules only a later step uses: temporary files (and shutil, random with
-    # them) for the first atomic write, json for a hook or a package.json, random for a
-    # retry's jitter, shlex for a command's arguments; the catalog is read as a file.
+    # Standard modules only a later step uses: temporary files (and random with them) for
+    # the first atomic write, json for a hook or a package.json, random for a retry's
+    # jitter, shlex for a command's arguments; shutil (PATH is searched without it); the
+    # catalog is read as a file, not through importlib.resources.
     "tempfile",
+    "shutil",
     "random",
     "json",
     "shlex",

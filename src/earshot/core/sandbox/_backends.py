@@ -11,13 +11,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from earshot._base.which import which
 from earshot.core.sandbox._policy import Policy
 
 BackendKind = Literal["bwrap", "seatbelt"]
@@ -30,7 +30,7 @@ class Backend:
 
 
 def find_backend(
-    platform: str = sys.platform, which: Callable[[str], str | None] = shutil.which
+    platform: str = sys.platform, which: Callable[[str], str | None] = which
 ) -> Backend | None:
     """``bwrap`` found on PATH on Linux (so a user may provide their own build),
     ``sandbox-exec`` on macOS; None elsewhere (Windows has no sandbox)."""

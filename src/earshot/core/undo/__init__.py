@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import queue
 import re
-import shutil
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -40,6 +39,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio.to_thread
 import msgspec
 
+from earshot._base.which import which
 from earshot.core.session.store import cwd_key
 from earshot.core.session.store import data_dir as default_data_dir
 from earshot.core.undo._git import GitError
@@ -88,7 +88,7 @@ class Undo:
         self.session_id = session_id
         self.store_dir = (data_dir or default_data_dir()).absolute() / "undo" / cwd_key(self.cwd)
         self.max_file_bytes = max_file_bytes
-        self._git = git if git is not None else shutil.which("git")
+        self._git = git if git is not None else which("git")
         self.available: bool = self._git is not None
         self.notice: str | None = None if self.available else NO_GIT
         self._notice_shown = False
