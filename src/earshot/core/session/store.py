@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import threading
@@ -146,9 +147,17 @@ class SessionInfo(msgspec.Struct, frozen=True):
         }
 
 
-_glance = msgspec.json.Decoder(Glance)
-_header = msgspec.json.Decoder(Header)
-_message_entry = msgspec.json.Decoder(MessageEntry)
+@functools.cache
+def _decoders() -> tuple[
+    msgspec.json.Decoder[Glance], msgspec.json.Decoder[Header], msgspec.json.Decoder[MessageEntry]
+]:
+    """Built when sessions are first listed: a decoder resolves its types' annotations
+    (about 1 ms for these), which opening a session never needs."""
+    return (
+        msgspec.json.Decoder(Glance),
+        msgspec.json.Decoder(Header),
+        msgspec.json.Decoder(MessageEntry),
+    )
 
 
 def summarize(path: Path) -> SessionInfo | None:
@@ -158,6 +167,7 @@ def summarize(path: Path) -> SessionInfo | None:
         data = path.read_bytes()
     except OSError:
         return None
+    glance_of, header_of, entry_of = _decoders()
     header: Header | None = None
     entries = turns = problems = 0
     side: set[str] = set()  # a subagent's entries: their cost counts, their prompts are no turns
@@ -170,9 +180,9 @@ def summarize(path: Path) -> SessionInfo | None:
         if not raw.strip():
             continue
         try:
-            glance = _glance.decode(raw)
+            glance = glance_of.decode(raw)
             if glance.type == "session" and header is None:
-                header = _header.decode(raw)
+                header = header_of.decode(raw)
                 model = header.model
                 continue
         except msgspec.DecodeError:
@@ -193,7 +203,7 @@ def summarize(path: Path) -> SessionInfo | None:
             turns += 1
             if not title:
                 with contextlib.suppress(msgspec.DecodeError):
-                    said = text_of(_message_entry.decode(raw).message)
+                    said = text_of(entry_of.decode(raw).message)
                     title = command_title(said) or first_line(said)
     if header is None:
         return None
