@@ -430,3 +430,35 @@ def test_exported_names_are_sorted_and_exist(module: ModuleType) -> None:
     names: list[str] = vars(module)["__all__"]
     assert names == sorted(names, key=lambda n: (not n.isupper(), n))
     assert all(hasattr(module, n) for n in names)
+
+
+def test_the_snapshot_read_one_provider_at_a_time_answers_as_the_whole_file_does(
+    tmp_path: Path,
+) -> None:
+    # With no cache and no overrides each provider is decoded when first asked for; with a
+    # cache (here the snapshot's own bytes) the whole file is: both give the same answers.
+    data = (Path(catalog.__file__).with_name("data") / "catalog.json").read_bytes()
+    whole = msgspec.json.decode(data, type=CatalogFile)
+    for pid, provider in whole.providers.items():
+        assert {m.provider for m in provider.models} <= {pid}  # each model under its own id
+    same = tmp_path / "catalog.json"
+    same.write_bytes(data)
+    eager = ModelCatalog.load(cache_path=same)
+    first = ModelCatalog.load(cache_path=tmp_path / "none.json")
+    assert first.get("anthropic", "claude-sonnet-4-6") == eager.get(
+        "anthropic", "claude-sonnet-4-6"
+    )
+    assert first.get("anthropic", "no-such-model") is None
+    assert first.get("no-such-provider", "x") is None
+    assert first.lookup("openai/gpt-5") == eager.lookup("openai/gpt-5")
+    assert first.providers() == eager.providers() == sorted(whole.providers)
+    assert first.models() == eager.models()
+    assert len(first) == len(eager) == whole.model_count()
+    assert [first.provider_name(p) for p in first.providers()] == [
+        eager.provider_name(p) for p in eager.providers()
+    ]
+    fresh = ModelCatalog.load(cache_path=tmp_path / "none.json")
+    assert fresh.provider_name("openai") == eager.provider_name("openai")
+    assert fresh.suggest("anthropic/claude-sonet-4-6") == eager.suggest(
+        "anthropic/claude-sonet-4-6"
+    )

@@ -35,6 +35,7 @@ from earshot._base.errors import UserError
 from earshot.providers._catalog_file import (
     FORMAT_VERSION,
     CatalogFile,
+    CatalogProvider,
     decode_catalog,
     encode_catalog,
 )
@@ -91,12 +92,42 @@ class ModelCatalog:
         provider_names: Mapping[str, str] | None = None,
         warnings: Iterable[str] = (),
     ) -> None:
-        self._models: dict[str, dict[str, ModelInfo]] = {}
+        self._by_provider: dict[str, dict[str, ModelInfo]] = {}
         for info in models:
-            self._models.setdefault(info.provider, {})[info.id] = info
-        self._names = dict(provider_names or {})
+            self._by_provider.setdefault(info.provider, {})[info.id] = info
+        self._by_name = dict(provider_names or {})
+        self._undecoded: dict[str, msgspec.Raw] = {}
+        """Providers of the snapshot not decoded yet (see ``_of_snapshot``)."""
         self.warnings: tuple[str, ...] = tuple(warnings)
         """Why a layer was skipped (a corrupt cache, say); empty when all went well."""
+
+    @classmethod
+    def _of_snapshot(cls, warnings: Iterable[str]) -> ModelCatalog:
+        """The snapshot alone, each provider decoded when first asked for: a session looks
+        up one model, and decoding all of them took a few ms of every start."""
+        catalog = cls((), warnings=warnings)
+        catalog._undecoded = dict(_snapshot_providers())
+        return catalog
+
+    def _decode(self, provider: str) -> None:
+        raw = self._undecoded.pop(provider, None)
+        if raw is not None:
+            decoded = msgspec.json.decode(raw, type=CatalogProvider)
+            self._by_name[provider] = decoded.name
+            for info in decoded.models:
+                self._by_provider.setdefault(info.provider, {})[info.id] = info
+
+    @property
+    def _models(self) -> dict[str, dict[str, ModelInfo]]:
+        for provider in list(self._undecoded):
+            self._decode(provider)
+        return self._by_provider
+
+    @property
+    def _names(self) -> dict[str, str]:
+        for provider in list(self._undecoded):
+            self._decode(provider)
+        return self._by_name
 
     @classmethod
     def load(
@@ -109,23 +140,27 @@ class ModelCatalog:
         """Snapshot, then the refresh cache (``cache_path``, default ``default_cache_path()``)
         unless ``use_cache`` is false, then ``overrides``. Raises ``CatalogError`` for a bad
         override; never for a bad cache."""
-        snapshot = _snapshot()
-        models = {(m.provider, m.id): m for p in snapshot.providers.values() for m in p.models}
-        names = {pid: p.name for pid, p in snapshot.providers.items()}
         warnings: list[str] = []
+        cached: CatalogFile | None = None
         if use_cache:
             path = cache_path if cache_path is not None else default_cache_path()
             cached = _read_cache(path, warnings)
-            if cached is not None:
-                for pid, provider in cached.providers.items():
-                    names[pid] = provider.name or names.get(pid, pid)
-                    models.update(((m.provider, m.id), m) for m in provider.models)
+        if cached is None and not overrides:
+            return cls._of_snapshot(warnings)
+        snapshot = _snapshot()
+        models = {(m.provider, m.id): m for p in snapshot.providers.values() for m in p.models}
+        names = {pid: p.name for pid, p in snapshot.providers.items()}
+        if cached is not None:
+            for pid, provider in cached.providers.items():
+                names[pid] = provider.name or names.get(pid, pid)
+                models.update(((m.provider, m.id), m) for m in provider.models)
         if overrides:
             models.update(((m.provider, m.id), m) for m in _apply_overrides(models, overrides))
         return cls(models.values(), provider_names=names, warnings=warnings)
 
     def get(self, provider: str, model: str) -> ModelInfo | None:
-        return self._models.get(provider, {}).get(model)
+        self._decode(provider)
+        return self._by_provider.get(provider, {}).get(model)
 
     def models(self, provider: str | None = None) -> list[ModelInfo]:
         """Every model, or one provider's, sorted by provider then id."""
@@ -216,16 +251,34 @@ class ModelCatalog:
 
 @functools.cache
 def _snapshot() -> CatalogFile:
+    return decode_catalog(_snapshot_bytes())
+
+
+class _Providers(msgspec.Struct):
+    """A catalog file with each provider left encoded."""
+
+    providers: dict[str, msgspec.Raw] = {}
+
+
+@functools.cache
+def _snapshot_providers() -> dict[str, msgspec.Raw]:
+    return msgspec.json.decode(_snapshot_bytes(), type=_Providers).providers
+
+
+def _snapshot_bytes() -> bytes:
     # Read beside this module (an install, the frozen build's folder) without loading
     # importlib.resources and zipfile on every start; through them only from an archive.
     beside = Path(__file__).with_name("data") / "catalog.json"
     try:
-        return decode_catalog(beside.read_bytes())
+        return beside.read_bytes()
     except OSError:
         import importlib.resources
 
-        data = importlib.resources.files("earshot.providers.data").joinpath("catalog.json")
-        return decode_catalog(data.read_bytes())
+        return (
+            importlib.resources.files("earshot.providers.data")
+            .joinpath("catalog.json")
+            .read_bytes()
+        )
 
 
 def _read_cache(path: Path, warnings: list[str]) -> CatalogFile | None:
