@@ -30,6 +30,8 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "earshot.core.permissions._line",
     "tree_sitter",
     "tree_sitter_bash",
+    # What reads a vendor's error body: loaded by the first failed answer.
+    "earshot.providers.error_body",
     # Standard modules only a later step uses: temporary files (and random with them) for
     # the first atomic write, json for a hook or a package.json, random for a retry's
     # jitter, shlex for a command's arguments; shutil (PATH is searched without it); the

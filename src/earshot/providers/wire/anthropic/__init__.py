@@ -42,7 +42,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from earshot.providers.error_body import missing_key_error, read_error_body
 from earshot.providers.errors import ProviderError, classify_http, redact
 from earshot.providers.sse import SSEEvent
 from earshot.providers.target import Target, WireName
@@ -355,6 +354,8 @@ class AnthropicWire:
     def error_from_response(
         self, status: int, headers: Mapping[str, str], body: bytes, target: Target
     ) -> ProviderError:
+        from earshot.providers.error_body import missing_key_error, read_error_body  # errors only
+
         vendor = read_error_body(body, status)
         missing = missing_key_error(status, vendor, target)
         if missing is not None:

@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from earshot.providers.error_body import missing_key_error, read_error_body, shown
 from earshot.providers.errors import ProviderError, classify_http, parse_duration
 from earshot.providers.target import Target, WireName
 from earshot.providers.types import JSONObject, ModelRequest
@@ -66,6 +65,8 @@ def error_from_body(
 ) -> ProviderError:
     """Classify a Gemini error object (from an HTTP error body or an in-stream payload):
     ``google: <message> (<STATUS>)``."""
+    from earshot.providers.error_body import shown  # errors only
+
     status = status or status_of(body.code) or 500
     text = body.message or f"HTTP {status}"
     message = shown(target, text, body.status)
@@ -130,6 +131,8 @@ class GeminiWire:
     def error_from_response(
         self, status: int, headers: Mapping[str, str], body: bytes, target: Target
     ) -> ProviderError:
+        from earshot.providers.error_body import missing_key_error, read_error_body  # errors only
+
         vendor = read_error_body(body, status)
         missing = missing_key_error(status, vendor, target)
         if missing is not None:

@@ -48,7 +48,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from earshot.providers.error_body import missing_key_error, read_error_body, shown
 from earshot.providers.errors import (
     ProviderError,
     classify_http,
@@ -119,6 +118,12 @@ class OpenAIChatWire:
     def error_from_response(
         self, status: int, headers: Mapping[str, str], body: bytes, target: Target
     ) -> ProviderError:
+        from earshot.providers.error_body import (  # errors only
+            missing_key_error,
+            read_error_body,
+            shown,
+        )
+
         vendor = read_error_body(body, status)
         missing = missing_key_error(status, vendor, target)
         if missing is not None:
@@ -191,6 +196,8 @@ class ChatParser(ParserBase):
         self._details: list[JSONObject] = []
 
     def handle(self, event: SSEEvent) -> list[StreamEvent]:
+        from earshot.providers.error_body import read_error_body  # errors only
+
         data = event.data.strip()
         if not data:
             return []

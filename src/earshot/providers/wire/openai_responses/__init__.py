@@ -38,7 +38,6 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from earshot.providers.error_body import missing_key_error, read_error_body, shown
 from earshot.providers.errors import ProviderError, classify_http, is_context_overflow, redact
 from earshot.providers.sse import SSEEvent
 from earshot.providers.target import Target, WireName
@@ -383,6 +382,12 @@ class OpenAIResponsesWire:
         self, status: int, headers: Mapping[str, str], body: bytes, target: Target
     ) -> ProviderError:
         """Any error body ``providers.error_body`` reads; a raw body is never shown."""
+        from earshot.providers.error_body import (  # errors only
+            missing_key_error,
+            read_error_body,
+            shown,
+        )
+
         vendor = read_error_body(body, status)
         missing = missing_key_error(status, vendor, target)
         if missing is not None:
