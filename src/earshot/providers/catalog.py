@@ -304,10 +304,14 @@ def _read_cache(path: Path, warnings: list[str]) -> CatalogFile | None:
     return cached
 
 
-_MODEL_FIELDS = frozenset(f.name for f in msgspec.structs.fields(ModelInfo))
 _FIXED_FIELDS = frozenset({"id", "provider"})
-_COST_FIELDS = frozenset(f.name for f in msgspec.structs.fields(Cost))
-_AT_PATH = re.compile(r"^(?P<what>.*?) - at `\$\.?(?P<path>[^`]*)`$", re.DOTALL)
+_AT_PATH = r"^(?P<what>.*?) - at `\$\.?(?P<path>[^`]*)`$"
+
+
+@functools.cache
+def _fields_of(kind: type[msgspec.Struct]) -> frozenset[str]:
+    # Read with the first model override (it resolves the annotations), not at start-up.
+    return frozenset(f.name for f in msgspec.structs.fields(kind))
 
 
 def _apply_overrides(
@@ -334,13 +338,13 @@ def _override_one(
     if not isinstance(fields, dict):
         raise CatalogError(f"{where} must be an object of fields, not {_json_type(fields)}")
     for key, value in fields.items():
-        _check_key(where, key, _MODEL_FIELDS - _FIXED_FIELDS, "")
+        _check_key(where, key, _fields_of(ModelInfo) - _FIXED_FIELDS, "")
         if key == "cost" and isinstance(value, dict):
             for cost_key, tier in value.items():
-                _check_key(where, cost_key, _COST_FIELDS, "cost.")
+                _check_key(where, cost_key, _fields_of(Cost), "cost.")
                 if cost_key == "context_over_200k" and isinstance(tier, dict):
                     for tier_key in tier:
-                        _check_key(where, tier_key, _COST_FIELDS, "cost.context_over_200k.")
+                        _check_key(where, tier_key, _fields_of(Cost), "cost.context_over_200k.")
     merged: dict[str, object] = (
         {"id": model, "provider": provider} if base is None else msgspec.to_builtins(base)
     )
@@ -348,7 +352,7 @@ def _override_one(
     try:
         return msgspec.convert(merged, ModelInfo)
     except msgspec.ValidationError as exc:
-        match = _AT_PATH.match(str(exc))
+        match = re.match(_AT_PATH, str(exc), re.DOTALL)
         if match is None:
             raise CatalogError(f"{where}: {exc}") from exc
         what = match["what"][:1].lower() + match["what"][1:]
