@@ -23,8 +23,9 @@ import gc
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from earshot._base.errors import UserError
 from earshot.core.session.codec import FORMAT_VERSION, Parsed, Problem, encode_line, parse
@@ -144,14 +145,13 @@ class TranscriptWriter:
             os.close(self._fd)
 
 
-@dataclass
-class Transcript:
+class Transcript(msgspec.Struct):
     """A session file as read: its header, its entry tree and what was wrong with it."""
 
     path: Path
     header: Header
     tree: Tree
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Problem] = msgspec.field(default_factory=list)
     version: int = FORMAT_VERSION
     terminated: bool = True
 
