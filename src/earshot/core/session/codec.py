@@ -25,27 +25,26 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 import msgspec
 
 from earshot.core.session.entries import (
+    FORMAT_VERSION,
     Entry,
     FormatMark,
     Header,
     Line,
+    Parsed,
+    Problem,
+    ProblemKind,
     UnknownEntry,
 )
-
-FORMAT_VERSION = 1
 
 RawLine = dict[str, Any]
 Migration = Callable[[RawLine], "RawLine | None"]
 MIGRATIONS: dict[int, Migration] = {}
 """``MIGRATIONS[v]`` turns one line of format ``v`` into format ``v + 1`` (or drops it)."""
-
-ProblemKind = Literal["torn", "corrupt", "invalid", "unknown", "header", "orphan"]
 
 KNOWN_TYPES = frozenset(
     {
@@ -79,31 +78,6 @@ def _line_decoder() -> msgspec.json.Decoder[Line]:
 
 class FormatTooNewError(Exception):
     """The file was written by a newer earshot in a format this build cannot read."""
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Damage found while reading, at a 1-based line number."""
-
-    line: int
-    kind: ProblemKind
-    detail: str
-
-    def describe(self, path: object) -> str:
-        return f"{path}:{self.line}: {self.detail}"
-
-
-@dataclass
-class Parsed:
-    header: Header | None
-    entries: list[Entry] = field(default_factory=list)
-    line_numbers: list[int] = field(default_factory=list)
-    """The 1-based line of each entry in ``entries``."""
-    problems: list[Problem] = field(default_factory=list)
-    version: int = FORMAT_VERSION
-    """The format version in effect after the last line (what an appender must match)."""
-    terminated: bool = True
-    """False when the data does not end with a newline (a writer must start a new line)."""
 
 
 def encode_line(line: Line | UnknownEntry) -> bytes:

@@ -38,6 +38,11 @@ from earshot.providers.types import JSONValue, Message, Usage
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
+FORMAT_VERSION = 1
+"""The session file format this earshot writes (``codec`` migrates older ones)."""
+
+ProblemKind = Literal["torn", "corrupt", "invalid", "unknown", "header", "orphan"]
+
 
 class _Line(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True, tag_field="type"):
     pass
@@ -217,7 +222,36 @@ class Glance(msgspec.Struct):
     model: str | None = None
 
 
+# --- what reading found (built by codec, which mypyc may compile) ---------------------------
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """Damage found while reading, at a 1-based line number."""
+
+    line: int
+    kind: ProblemKind
+    detail: str
+
+    def describe(self, path: object) -> str:
+        return f"{path}:{self.line}: {self.detail}"
+
+
+class Parsed(msgspec.Struct):
+    """What ``codec.parse`` read of a session file."""
+
+    header: Header | None
+    entries: list[Entry] = msgspec.field(default_factory=list)
+    line_numbers: list[int] = msgspec.field(default_factory=list)
+    """The 1-based line of each entry in ``entries``."""
+    problems: list[Problem] = msgspec.field(default_factory=list)
+    version: int = FORMAT_VERSION
+    """The format version in effect after the last line (what an appender must match)."""
+    terminated: bool = True
+    """False when the data does not end with a newline (a writer must start a new line)."""
+
+
 __all__ = [
+    "FORMAT_VERSION",
     "CompactionEntry",
     "EffortEntry",
     "Entry",
@@ -232,6 +266,9 @@ __all__ = [
     "Line",
     "MessageEntry",
     "ModelSwitchEntry",
+    "Parsed",
+    "Problem",
+    "ProblemKind",
     "RewindEntry",
     "ScopeEntry",
     "SnapshotEntry",
