@@ -68,7 +68,9 @@ class ZlibArchiveReader:
             # The table of contents runs to the archive's end; what follows the archive in the
             # executable (the rest of PyInstaller's package) is small, and loads() ignores it.
             rest = os.fstat(self._fd).st_size - toc_at
-            self.toc: dict[str, tuple[int, int, int]] = dict(marshal.loads(self._read(toc_at, rest)))
+            self.toc: dict[str, tuple[int, int, int]] = dict(
+                marshal.loads(self._read(toc_at, rest))
+            )
         finally:
             if not _PREAD:
                 os.close(self._fd)
@@ -95,7 +97,9 @@ class ZlibArchiveReader:
         try:
             data = zlib.decompress(self._read(self._start_offset + offset, length))
         except OSError as exc:
-            raise SystemExit(f"ERROR: cannot read {self._filename} ({exc}); start it again.") from None
+            raise SystemExit(
+                f"ERROR: cannot read {self._filename} ({exc}); start it again."
+            ) from None
         if raw or typecode not in _CODE:
             return data
         try:

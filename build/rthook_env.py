@@ -48,4 +48,5 @@ def restore(environ: MutableMapping[str, str], bundle: str) -> None:
         environ.pop(name, None)
 
 
-restore(os.environ, os.path.normpath(getattr(sys, "_MEIPASS", "")))
+if getattr(sys, "frozen", False):
+    restore(os.environ, os.path.normpath(getattr(sys, "_MEIPASS", "")))

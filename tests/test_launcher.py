@@ -28,6 +28,10 @@ VARS = (
     "EARSHOT_ONEFILE_INSTALLER",
     "EARSHOT_ONEFILE_TMP",
     unpack.TMPVAR,
+    "_PYI_ARCHIVE_FILE",
+    "_PYI_PARENT_PROCESS_LEVEL",
+    "LD_LIBRARY_PATH",
+    "LD_LIBRARY_PATH_ORIG",
 )
 FAKE = r"""
 #include <stdio.h>
@@ -136,16 +140,22 @@ def test_the_cache_dir_defaults_to_the_platforms(single: Single, tmp_path: Path)
         assert same(ran.env["EARSHOT_ONEFILE_ROOT"], home / ".cache" / "earshot" / "onefile")
 
 
-def test_an_intact_unpack_is_run_directly_and_a_damaged_one_is_not(
-    single: Single, tmp_path: Path
-) -> None:
+def installed(single: Single, tmp_path: Path) -> Path:
+    """The fake folder build, unpacked in the cache dir ``tmp_path/cache`` as a first run
+    leaves it."""
     root = tmp_path / "cache" / "onefile"
     staged = tmp_path / "staged"
     staged.mkdir()
     for entry in single.manifest.entries:
         (staged / entry.path).parent.mkdir(parents=True, exist_ok=True)
         (staged / entry.path).write_bytes((single.tree / entry.path).read_bytes())
-    folder = unpack.install(staged, single.manifest, root, single.ident)
+    return unpack.install(staged, single.manifest, root, single.ident)
+
+
+def test_an_intact_unpack_is_run_directly_and_a_damaged_one_is_not(
+    single: Single, tmp_path: Path
+) -> None:
+    folder = installed(single, tmp_path)
     env = {"EARSHOT_CACHE_DIR": str(tmp_path / "cache")}
 
     warm = single.run("--version", env=env)
@@ -158,6 +168,38 @@ def test_an_intact_unpack_is_run_directly_and_a_damaged_one_is_not(
     (folder / "_internal" / "data.txt").write_text("the folder build?\n")
     damaged = single.run("--version", env=env)
     assert same(damaged.args[0], damaged.env["EARSHOT_ONEFILE_INSTALLER"])
+
+
+@pytest.mark.parametrize("library_path", ["/opt/own/lib", None])
+def test_on_linux_a_warm_start_hands_earshot_what_its_bootloader_would_restart_for(
+    single: Single, tmp_path: Path, library_path: str | None
+) -> None:
+    # PyInstaller's bootloader on Linux sets LD_LIBRARY_PATH and executes itself again; handed
+    # these, it starts once (build/launcher.c). Elsewhere nothing is added.
+    folder = installed(single, tmp_path)
+    env = {"EARSHOT_CACHE_DIR": str(tmp_path / "cache")}
+    if library_path is not None:
+        env["LD_LIBRARY_PATH"] = library_path
+    warm = single.run("--version", env=env)
+    assert warm.code == 7
+    if sys.platform != "linux":
+        assert "_PYI_ARCHIVE_FILE" not in warm.env
+        assert warm.env.get("LD_LIBRARY_PATH") == library_path
+        return
+    real = os.path.realpath(folder / unpack.EXE)
+    bundle = os.path.join(os.path.dirname(real), "_internal")
+    assert warm.env["_PYI_ARCHIVE_FILE"] == real
+    assert warm.env["_PYI_PARENT_PROCESS_LEVEL"] == "-1"
+    expected = bundle if library_path is None else f"{bundle}:{library_path}"
+    assert warm.env["LD_LIBRARY_PATH"] == expected
+    assert warm.env.get("LD_LIBRARY_PATH_ORIG") == library_path
+    # the installer (a first run, or after damage) is a program of its own: none of it
+    (folder / "_internal" / "data.txt").unlink()
+    cold = single.run("--version", env=env)
+    assert same(cold.args[0], cold.env["EARSHOT_ONEFILE_INSTALLER"])
+    assert "_PYI_ARCHIVE_FILE" not in cold.env
+    assert "_PYI_PARENT_PROCESS_LEVEL" not in cold.env
+    assert cold.env.get("LD_LIBRARY_PATH") == library_path
 
 
 def test_an_unusable_cache_dir_puts_the_installer_in_the_temp_dir(
