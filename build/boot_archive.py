@@ -7,13 +7,15 @@ PyInstaller's own reader cost the frozen build more than a source install spends
 reading `.pyc` files: it reads the table of contents with `marshal.load` on a file object
 (many small reads: 11 ms for 2,000 entries), and opens the executable again for every module.
 
-build/earshot.spec writes the archive uncompressed and puts this module in the bootstrap under
-PyInstaller's name, with PyInstaller's own module before it under ORIGINAL. This reader reads
-the table of contents with one read, and each module with one `pread` on a descriptor kept
-open (where the platform has `pread`: elsewhere it opens the file per read, as the original
-does). The archive format, and what `extract` returns, are PyInstaller's: the same importer
-(pyimod02_importers) uses it. Only modules a bootstrap may import: builtins and the modules
-the bootloader itself loads.
+build/earshot.spec writes the archive uncompressed, rewrites its table of contents into the
+form build/pyz_toc.py describes (loading PyInstaller's form built ~9,000 objects: 6 M
+instructions at every start), and puts this module in the bootstrap under PyInstaller's name,
+with PyInstaller's own module before it under ORIGINAL. This reader loads the table with two
+reads, one split and one dict, and each module with one `pread` on a descriptor kept open
+(where the platform has `pread`: elsewhere it opens the file per read, as the original does).
+What `toc` and `extract` give is what PyInstaller's importer (pyimod02_importers) expects.
+Only modules a bootstrap may import: builtins and the modules the bootloader itself loads
+(and __future__, which the spec keeps a file).
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ import marshal
 import os
 import sys
 import zlib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
 
 ORIGINAL = "pyimod01_archive_pyinstaller"
 _original = sys.modules[ORIGINAL]
@@ -36,6 +42,7 @@ _CODE: tuple[int, int] = (_original.PYZ_ITEM_MODULE, _original.PYZ_ITEM_PKG)
 _PYTHON_MAGIC: bytes = _original.PYTHON_MAGIC_NUMBER
 _ReadError: type[Exception] = _original.ArchiveReadError
 _PREAD = hasattr(os, "pread")
+_TOC_MARK = b"EARSHOT-PYZTOC1\n"  # build/pyz_toc.py's form
 
 
 def _split(filename: str) -> tuple[str, int]:
@@ -44,6 +51,48 @@ def _split(filename: str) -> tuple[str, int]:
     if mark and offset.isdigit():
         return path, int(offset)
     return filename, 0
+
+
+class _Toc:
+    """build/pyz_toc.py's table: name -> (typecode, offset, length), each entry's numbers read
+    from the table's bytes when asked for."""
+
+    def __init__(self, names: list[str], entries: bytes) -> None:
+        self._index = dict(zip(names, range(len(names)), strict=True))
+        self._entries = entries
+
+    def _entry(self, i: int) -> tuple[int, int, int]:
+        at = 16 * i
+        entries = self._entries
+        return (
+            int.from_bytes(entries[at + 12 : at + 16], "little"),
+            int.from_bytes(entries[at : at + 8], "little"),
+            int.from_bytes(entries[at + 8 : at + 12], "little"),
+        )
+
+    def get(
+        self, name: str, default: tuple[int, int, int] | None = None
+    ) -> tuple[int, int, int] | None:
+        i = self._index.get(name)
+        return default if i is None else self._entry(i)
+
+    def __getitem__(self, name: str) -> tuple[int, int, int]:
+        return self._entry(self._index[name])
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def keys(self) -> Iterable[str]:
+        return self._index.keys()
+
+    def items(self) -> Iterator[tuple[str, tuple[int, int, int]]]:
+        return ((name, self._entry(i)) for name, i in self._index.items())
 
 
 class ZlibArchiveReader:
@@ -64,17 +113,23 @@ class ZlibArchiveReader:
                 raise _ReadError("PYZ magic pattern mismatch!")
             if check_pymagic and header[4:8] != _PYTHON_MAGIC:
                 raise _ReadError("Python magic pattern mismatch!")
-            toc_at = start_offset + int.from_bytes(header[8:12], "big", signed=True)
-            # The table of contents runs to the archive's end; what follows the archive in the
-            # executable (the rest of PyInstaller's package) is small, and loads() ignores it.
-            rest = os.fstat(self._fd).st_size - toc_at
-            self.toc: dict[str, tuple[int, int, int]] = dict(
-                marshal.loads(self._read(toc_at, rest))
-            )
+            at = start_offset + int.from_bytes(header[8:12], "big", signed=True)
+            self.toc = self._load_toc(at, os.fstat(self._fd).st_size)
         finally:
             if not _PREAD:
                 os.close(self._fd)
                 self._fd = -1
+
+    def _load_toc(self, at: int, size: int) -> _Toc | dict[str, tuple[int, int, int]]:
+        head = self._read(at, min(24, size - at))
+        if head[:16] == _TOC_MARK:
+            count = int.from_bytes(head[16:20], "little")
+            names = int.from_bytes(head[20:24], "little")
+            data = self._read(at + 24, names + 16 * count)
+            return _Toc(data[:names].decode("utf-8").split("\n"), data[names:])
+        # PyInstaller's own form runs to the archive's end; what follows the archive in the
+        # executable (the rest of PyInstaller's package) is small, and loads() ignores it.
+        return dict(marshal.loads(self._read(at, size - at)))
 
     def _read(self, offset: int, length: int) -> bytes:
         if self._fd >= 0 and _PREAD:
