@@ -86,3 +86,14 @@ def read(archive: Path) -> dict[str, tuple[int, int, int]]:
     with archive.open("rb") as f:
         f.seek(at)
         return unpack(f.read())
+
+
+def read_embedded(executable: Path, magic: bytes) -> dict[str, tuple[int, int, int]]:
+    """The table of contents of the archive inside a PyInstaller executable (found by its
+    header: b"PYZ\0" and the Python magic number ``magic`` of the Python it was built with)."""
+    data = executable.read_bytes()
+    start = data.find(b"PYZ\0" + magic)
+    if start < 0:
+        raise ValueError(f"{executable}: no module archive inside")
+    at = start + int.from_bytes(data[start + 8 : start + 12], "big", signed=True)
+    return unpack(data[at:])

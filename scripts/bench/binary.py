@@ -32,6 +32,7 @@ import _imp
 import argparse
 import functools
 import http.server
+import importlib.util
 import json
 import os
 import re
@@ -46,6 +47,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+sys.path.insert(0, str(ROOT / "build"))
+
+import pyz_toc  # noqa: E402
 
 from earshot.providers.types import JSONValue  # noqa: E402
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic  # noqa: E402
@@ -67,6 +72,15 @@ def _kind(path: Path) -> str:
     if ".so" in name or name.endswith((".pyd", ".dll", ".dylib")) or name == f"earshot{EXE}":
         return "shared libraries, extensions, launcher"
     return "data (catalog, CA bundle, metadata, ...)"
+
+
+def _archive(folder: Path) -> dict[str, tuple[int, int, int]]:
+    """The module archive inside the folder build's executable (build/boot_archive.py):
+    name -> (typecode, offset, length); empty for a build without one."""
+    try:
+        return pyz_toc.read_embedded(folder / f"earshot{EXE}", importlib.util.MAGIC_NUMBER)
+    except ValueError:
+        return {}
 
 
 def sizes(folder: Path, single: Path | None, top: int) -> None:
@@ -93,6 +107,20 @@ def sizes(folder: Path, single: Path | None, top: int) -> None:
     print(f"largest parts of {folder.name}/ (top {top}):")
     for key, size in parts.most_common(top):
         print(f"  {size / 1e6:7.2f} MB  {counts[key]:5d} files  {key}")
+    archive = _archive(folder)
+    if archive:
+        packages: Counter[str] = Counter()
+        modules: Counter[str] = Counter()
+        for name, (_, _, length) in archive.items():
+            packages[name.split(".")[0]] += length
+            modules[name.split(".")[0]] += 1
+        total = sum(packages.values())
+        print(
+            f"the module archive inside earshot{EXE}: {total / 1e6:.1f} MB, {len(archive)} "
+            f"modules; largest packages (top {top}):"
+        )
+        for key, size in packages.most_common(top):
+            print(f"  {size / 1e6:7.2f} MB  {modules[key]:5d} modules  {key}")
 
 
 # --- what the folder build holds ---------------------------------------------------------------
@@ -119,6 +147,8 @@ def _bundled(folder: Path) -> tuple[set[str], set[str]]:
             continue
         parts = [*rel.parts[:-1], name]
         modules.add(".".join(parts[:-1]) if name == "__init__" else ".".join(parts))
+    for name, (typecode, _, _) in _archive(folder).items():
+        (packages if typecode == 3 else modules).add(name)  # 3: a namespace package
     base = internal / "base_library.zip"
     if base.is_file():
         for entry in zipfile.ZipFile(base).namelist():
