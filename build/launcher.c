@@ -237,8 +237,28 @@ static int cache_dir(pchar *out) {
 
 /* ---- the warm check: every manifest file present with its size and mtime -------------- */
 
-static int check_file(const pchar *path, uint64_t size, int64_t mtime) {
 #ifdef _WIN32
+struct checker {
+    const pchar *dir;
+};
+
+static int checker_open(struct checker *c, const pchar *dir) {
+    c->dir = dir;
+    return 1;
+}
+
+static void checker_close(struct checker *c) { (void)c; }
+
+static int check_file(struct checker *c, const char *rel, uint64_t size, int64_t mtime) {
+    pchar path[CAP];
+    path[0] = 0;
+    pcat(path, c->dir);
+    size_t n = plen(path);
+    path[n++] = SEP;
+    int w = MultiByteToWideChar(CP_UTF8, 0, rel, -1, path + n, (int)(CAP - n));
+    if (w == 0) return 0;
+    for (pchar *p = path + n; *p; p++)
+        if (*p == L'/') *p = SEP;
     WIN32_FILE_ATTRIBUTE_DATA data;
     if (!GetFileAttributesExW(path, GetFileExInfoStandard, &data)) return 0;
     if (data.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)) return 0;
@@ -247,20 +267,63 @@ static int check_file(const pchar *path, uint64_t size, int64_t mtime) {
                      data.ftLastWriteTime.dwLowDateTime;
     int64_t seconds = (int64_t)(ticks / 10000000u) - 11644473600LL;
     return got == size && seconds == mtime;
+}
 #else
+/* Each directory of the folder is opened once and its files are looked up by name in it: a
+ * lookup of one name, not of the whole path from / (half the cost per file). The manifest
+ * lists each directory's files together (build/unpack.py), so one open directory at a time
+ * is enough; the order only changes how often a directory is opened. */
+struct checker {
+    int root, cur;
+    char curdir[CAP]; /* the relative path `cur` is open on ("" for root) */
+};
+
+#ifdef O_PATH
+#define DIR_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC)
+#else
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#endif
+
+static int checker_open(struct checker *c, const char *dir) {
+    c->root = c->cur = open(dir, DIR_FLAGS);
+    c->curdir[0] = 0;
+    return c->root >= 0;
+}
+
+static void checker_close(struct checker *c) {
+    if (c->cur >= 0 && c->cur != c->root) close(c->cur);
+    if (c->root >= 0) close(c->root);
+}
+
+static int check_file(struct checker *c, const char *rel, uint64_t size, int64_t mtime) {
+    const char *slash = strrchr(rel, '/');
+    size_t n = slash != NULL ? (size_t)(slash - rel) : 0;
+    if (n >= CAP) return 0;
+    if (strncmp(c->curdir, rel, n) != 0 || c->curdir[n] != 0) {
+        if (c->cur != c->root) close(c->cur);
+        memcpy(c->curdir, rel, n);
+        c->curdir[n] = 0;
+        c->cur = n == 0 ? c->root : openat(c->root, c->curdir, DIR_FLAGS);
+        if (c->cur < 0) {
+            c->curdir[0] = 0;
+            c->cur = c->root; /* nothing left open but root; the check fails */
+            return 0;
+        }
+    }
+    const char *name = slash != NULL ? slash + 1 : rel;
     struct stat st;
 #ifdef __linux__
     /* The raw syscall: glibc's stat/lstat symbols are versioned 2.33, which would raise the
      * oldest glibc the single file runs on. */
-    if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+    if (syscall(SYS_newfstatat, c->cur, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
 #else
-    if (lstat(path, &st) != 0) return 0;
+    if (fstatat(c->cur, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
 #endif
     return S_ISREG(st.st_mode) && (uint64_t)st.st_size == size && (int64_t)st.st_mtime == mtime;
-#endif
 }
+#endif
 
-static int unpacked_ok(const pchar *dir, char *manifest, size_t len) {
+static int check_all(struct checker *c, char *manifest, size_t len) {
     /* "earshot-manifest 1\nmtime <seconds>\n" then "<sha256> <size> <path>\n" per file */
     char *line = manifest, *end = manifest + len;
     int64_t mtime;
@@ -276,28 +339,21 @@ static int unpacked_ok(const pchar *dir, char *manifest, size_t len) {
         uint64_t size = strtoull(line + 65, &rest, 10);
         if (*rest != ' ') return 0;
         rest++;
-        pchar path[CAP];
-        path[0] = 0;
-        pcat(path, dir);
-        size_t n = plen(path);
         *nl = 0;
-#ifdef _WIN32
-        path[n++] = SEP;
-        int w = MultiByteToWideChar(CP_UTF8, 0, rest, -1, path + n, (int)(CAP - n));
-        if (w == 0) return 0;
-        for (pchar *c = path + n; *c; c++)
-            if (*c == L'/') *c = SEP;
-#else
-        if (n + 1 + strlen(rest) + 1 > CAP) return 0;
-        path[n++] = SEP;
-        strcpy(path + n, rest);
-#endif
+        int ok = check_file(c, rest, size, mtime);
         *nl = '\n';
-        if (!check_file(path, size, mtime)) return 0;
+        if (!ok) return 0;
         files++;
         line = nl + 1;
     }
     return files > 0;
+}
+
+static int unpacked_ok(const pchar *dir, char *manifest, size_t len) {
+    struct checker c;
+    int ok = checker_open(&c, dir) && check_all(&c, manifest, len);
+    checker_close(&c);
+    return ok;
 }
 
 /* ---- running a program with our arguments --------------------------------------------- */
