@@ -7,12 +7,13 @@ PyInstaller's own reader cost the frozen build more than a source install spends
 reading `.pyc` files: it reads the table of contents with `marshal.load` on a file object
 (many small reads: 11 ms for 2,000 entries), and opens the executable again for every module.
 
-build/earshot.spec writes the archive uncompressed, rewrites its table of contents into the
-form build/pyz_toc.py describes (loading PyInstaller's form built ~9,000 objects: 6 M
-instructions at every start), and puts this module in the bootstrap under PyInstaller's name,
-with PyInstaller's own module before it under ORIGINAL. This reader loads the table with two
-reads, one split and one dict, and each module with one `pread` on a descriptor kept open
-(where the platform has `pread`: elsewhere it opens the file per read, as the original does).
+build/earshot.spec rewrites the archive into the form build/pyz_toc.py describes (raw entries:
+zlib's checksum alone cost a headless turn 21 M instructions; a compact table: loading
+PyInstaller's built ~9,000 objects, 6 M instructions at every start), and puts this module in
+the bootstrap under PyInstaller's name, with PyInstaller's own module before it under
+ORIGINAL. This reader loads the table with two reads, one split and one dict, and each module
+with one `pread` on a descriptor kept open (where the platform has `pread`: elsewhere it opens
+the file per read, as the original does); it still reads PyInstaller's own form.
 What `toc` and `extract` give is what PyInstaller's importer (pyimod02_importers) expects.
 Only modules a bootstrap may import: builtins and the modules the bootloader itself loads
 (and __future__, which the spec keeps a file).
@@ -42,7 +43,7 @@ _CODE: tuple[int, int] = (_original.PYZ_ITEM_MODULE, _original.PYZ_ITEM_PKG)
 _PYTHON_MAGIC: bytes = _original.PYTHON_MAGIC_NUMBER
 _ReadError: type[Exception] = _original.ArchiveReadError
 _PREAD = hasattr(os, "pread")
-_TOC_MARK = b"EARSHOT-PYZTOC1\n"  # build/pyz_toc.py's form
+_TOC_MARK = b"EARSHOT-PYZRAW1\n"  # build/pyz_toc.py's form
 
 
 def _split(filename: str) -> tuple[str, int]:
@@ -60,6 +61,7 @@ class _Toc:
     def __init__(self, names: list[str], entries: bytes) -> None:
         self._index = dict(zip(names, range(len(names)), strict=True))
         self._entries = entries
+        self._last = ("", (0, 0, 0))  # an import looks its module up twice: find, then load
 
     def _entry(self, i: int) -> tuple[int, int, int]:
         at = 16 * i
@@ -73,8 +75,15 @@ class _Toc:
     def get(
         self, name: str, default: tuple[int, int, int] | None = None
     ) -> tuple[int, int, int] | None:
+        last = self._last
+        if last[0] == name:
+            return last[1]
         i = self._index.get(name)
-        return default if i is None else self._entry(i)
+        if i is None:
+            return default
+        entry = self._entry(i)
+        self._last = (name, entry)
+        return entry
 
     def __getitem__(self, name: str) -> tuple[int, int, int]:
         return self._entry(self._index[name])
@@ -106,6 +115,7 @@ class ZlibArchiveReader:
             filename, start_offset = _split(filename)
         self._filename = filename
         self._start_offset = start_offset
+        self._raw = False  # entries as they are (build/pyz_toc.py), not zlib-wrapped
         self._fd = os.open(filename, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
             header = self._read(start_offset, 12)
@@ -126,6 +136,7 @@ class ZlibArchiveReader:
             count = int.from_bytes(head[16:20], "little")
             names = int.from_bytes(head[20:24], "little")
             data = self._read(at + 24, names + 16 * count)
+            self._raw = True
             return _Toc(data[:names].decode("utf-8").split("\n"), data[names:])
         # PyInstaller's own form runs to the archive's end; what follows the archive in the
         # executable (the rest of PyInstaller's package) is small, and loads() ignores it.
@@ -150,11 +161,13 @@ class ZlibArchiveReader:
         if typecode == _NSPKG:
             return None
         try:
-            data = zlib.decompress(self._read(self._start_offset + offset, length))
+            data = self._read(self._start_offset + offset, length)
         except OSError as exc:
             raise SystemExit(
                 f"ERROR: cannot read {self._filename} ({exc}); start it again."
             ) from None
+        if not self._raw:
+            data = zlib.decompress(data)
         if raw or typecode not in _CODE:
             return data
         try:

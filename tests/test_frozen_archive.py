@@ -45,9 +45,8 @@ class Reader(Protocol):
     def extract(self, name: str, raw: bool = False) -> object: ...
 
 
-def make_archive(path: Path, level: int = 0, trailer: bytes = b"") -> Path:
-    """A module archive as PyInstaller writes it, then ``trailer`` (what follows it when it is
-    embedded in an executable)."""
+def make_archive(path: Path, level: int = 6) -> Path:
+    """A module archive as PyInstaller writes it."""
     data = bytearray(b"PYZ\0" + importlib.util.MAGIC_NUMBER + b"\0" * 4)
     toc: list[tuple[str, tuple[int, int, int]]] = []
     for name, (code, source) in SOURCES.items():
@@ -56,7 +55,7 @@ def make_archive(path: Path, level: int = 0, trailer: bytes = b"") -> Path:
         toc.append((name, (code, len(data), len(packed))))
         data += packed
     data[8:12] = len(data).to_bytes(4, "big")
-    path.write_bytes(bytes(data) + marshal.dumps(toc) + trailer)
+    path.write_bytes(bytes(data) + marshal.dumps(toc))
     return path
 
 
@@ -87,6 +86,10 @@ def reader_class() -> Iterator[type]:
         del sys.modules[original.__name__]
 
 
+def table(path: Path) -> dict[str, tuple[int, int, int]]:
+    return pyz_toc.read_embedded(path, importlib.util.MAGIC_NUMBER)
+
+
 def open_reader(reader_class: type, path: Path, offset: int = 0) -> Reader:
     return cast(Reader, reader_class(f"{path}?{offset}" if offset else str(path)))
 
@@ -102,33 +105,45 @@ def test_the_reader_finds_and_runs_every_module(
     reader_class: type, tmp_path: Path, rewritten: bool
 ) -> None:
     archive = make_archive(tmp_path / "PYZ.pyz")
-    before = pyz_toc.read(archive)
+    names = {name: code for name, (code, _, _) in table(archive).items()}
     if rewritten:
         assert pyz_toc.rewrite(archive)
-        assert archive.read_bytes()[pyz_toc.table_offset(archive) :].startswith(pyz_toc.MARK)
-    assert pyz_toc.read(archive) == before  # the same table, in either form
+        assert pyz_toc.MARK in archive.read_bytes()
+    assert {name: code for name, (code, _, _) in table(archive).items()} == names
     reader = open_reader(reader_class, archive)
-    assert dict(reader.toc.items()) == before
+    assert dict(reader.toc.items()) == table(archive)
     assert len(reader.toc) == len(SOURCES)
     assert reader.toc.get("missing") is None
     assert run(reader.extract("alpha"))["VALUE"] == "alpha"
     assert run(reader.extract("pkg"))["VALUE"] == "the package"
     assert run(reader.extract("pkg.sub"))["VALUE"] == 42
     assert reader.extract("ns") is None
-    assert marshal.loads(cast(bytes, reader.extract("alpha", raw=True))) is not None
+    raw = reader.extract("alpha", raw=True)
+    assert isinstance(raw, bytes)
+    assert run(marshal.loads(raw))["VALUE"] == "alpha"
     with pytest.raises(KeyError, match="missing"):
         reader.extract("missing")
+
+
+def test_the_rewritten_archive_holds_its_modules_uncompressed(tmp_path: Path) -> None:
+    archive = make_archive(tmp_path / "PYZ.pyz")
+    pyz_toc.rewrite(archive)
+    data = archive.read_bytes()
+    code, offset, length = table(archive)["pkg.sub"]
+    assert code == MODULE
+    assert run(marshal.loads(data[offset : offset + length]))["VALUE"] == 42
 
 
 def test_an_archive_inside_an_executable_is_read_at_its_offset(
     reader_class: type, tmp_path: Path
 ) -> None:
-    archive = make_archive(tmp_path / "PYZ.pyz", level=6)  # compressed: PyInstaller's default
+    archive = make_archive(tmp_path / "PYZ.pyz")
     pyz_toc.rewrite(archive)
     exe = tmp_path / "earshot"
     exe.write_bytes(b"\x7fELF the bootloader" + archive.read_bytes() + b"the package's own table")
     reader = open_reader(reader_class, exe, offset=len(b"\x7fELF the bootloader"))
     assert run(reader.extract("pkg.sub"))["VALUE"] == 42
+    assert table(exe) == table(archive)
 
 
 def test_rewriting_twice_changes_nothing(tmp_path: Path) -> None:
@@ -142,9 +157,8 @@ def test_rewriting_twice_changes_nothing(tmp_path: Path) -> None:
 def test_a_truncated_archive_is_refused(reader_class: type, tmp_path: Path) -> None:
     archive = make_archive(tmp_path / "PYZ.pyz")
     pyz_toc.rewrite(archive)
-    data = archive.read_bytes()
-    archive.write_bytes(data[:-10])
+    archive.write_bytes(archive.read_bytes()[:-10])
     with pytest.raises(RuntimeError, match="truncated"):
         open_reader(reader_class, archive)
     with pytest.raises(ValueError, match="truncated"):
-        pyz_toc.read(archive)
+        table(archive)
