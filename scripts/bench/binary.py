@@ -83,6 +83,27 @@ def _archive(folder: Path) -> dict[str, tuple[int, int, int]]:
         return {}
 
 
+def _bootstrap(folder: Path) -> set[str]:
+    """The modules in the package PyInstaller appends to the executable (typecode "m": the
+    bootstrap's, such as ``struct``, which the bootloader imports before any importer runs)."""
+    data = (folder / f"earshot{EXE}").read_bytes()
+    cookie = data.rfind(b"MEI\014\013\012\013\016")
+    if cookie < 0:
+        return set()
+    length, toc_at, toc_len = (
+        int.from_bytes(data[cookie + i : cookie + i + 4]) for i in (8, 12, 16)
+    )
+    start = cookie + 24 + 64 - length  # the package ends with its 88-byte cookie
+    found: set[str] = set()
+    at, end = start + toc_at, start + toc_at + toc_len
+    while at < end:
+        size = int.from_bytes(data[at : at + 4])
+        if data[at + 17 : at + 18] == b"m":
+            found.add(data[at + 18 : at + size].rstrip(b"\0").decode())
+        at += size
+    return found
+
+
 def sizes(folder: Path, single: Path | None, top: int) -> None:
     files = [p for p in folder.rglob("*") if p.is_file()]
     total = sum(p.stat().st_size for p in files)
@@ -149,6 +170,7 @@ def _bundled(folder: Path) -> tuple[set[str], set[str]]:
         modules.add(".".join(parts[:-1]) if name == "__init__" else ".".join(parts))
     for name, (typecode, _, _) in _archive(folder).items():
         (packages if typecode == 3 else modules).add(name)  # 3: a namespace package
+    modules |= _bootstrap(folder)
     base = internal / "base_library.zip"
     if base.is_file():
         for entry in zipfile.ZipFile(base).namelist():
