@@ -113,6 +113,10 @@ def sizes(folder: Path, single: Path | None, top: int) -> None:
     kinds: Counter[str] = Counter()
     for path in files:
         kinds[_kind(path)] += path.stat().st_size
+    archived = sum(length for _, _, length in _archive(folder).values())
+    if archived:  # inside the executable, counted with the shared libraries above
+        kinds[_kind(folder / f"earshot{EXE}")] -= archived
+        kinds[f"Python bytecode (the archive inside earshot{EXE})"] += archived
     for kind, size in kinds.most_common():
         print(f"  {size / 1e6:7.1f} MB  {kind}")
     internal = folder / "_internal"
