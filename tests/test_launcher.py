@@ -9,6 +9,7 @@ C compiler Python's build tools find (what scripts/build uses: cc, or MSVC on Wi
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -152,8 +153,20 @@ def installed(single: Single, tmp_path: Path) -> Path:
     return unpack.install(staged, single.manifest, root, single.ident)
 
 
+def damage(folder: Path, how: str) -> None:
+    data = folder / "_internal" / "data.txt"
+    if how == "modified":
+        data.write_text("the folder build?\n")
+    elif how == "a directory replaced by a file":
+        shutil.rmtree(data.parent)
+        data.parent.write_text("not a directory\n")
+    else:  # a directory gone
+        shutil.rmtree(data.parent)
+
+
+@pytest.mark.parametrize("how", ["modified", "a directory gone", "a directory replaced by a file"])
 def test_an_intact_unpack_is_run_directly_and_a_damaged_one_is_not(
-    single: Single, tmp_path: Path
+    single: Single, tmp_path: Path, how: str
 ) -> None:
     folder = installed(single, tmp_path)
     env = {"EARSHOT_CACHE_DIR": str(tmp_path / "cache")}
@@ -165,7 +178,7 @@ def test_an_intact_unpack_is_run_directly_and_a_damaged_one_is_not(
     assert "EARSHOT_ONEFILE_ID" not in warm.env  # no installer involved
     assert same(warm.env["EARSHOT_ONEFILE"], single.path)
 
-    (folder / "_internal" / "data.txt").write_text("the folder build?\n")
+    damage(folder, how)
     damaged = single.run("--version", env=env)
     assert same(damaged.args[0], damaged.env["EARSHOT_ONEFILE_INSTALLER"])
 
