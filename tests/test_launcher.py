@@ -86,7 +86,7 @@ def single(tmp_path_factory: pytest.TempPathFactory) -> Single:
     work = tmp_path_factory.mktemp("launcher")
     (work / "fake.c").write_text(FAKE)
     fake = onefile.compile_c(work / "fake.c", "fake", work)
-    launcher = onefile.compile_c(ROOT / "build" / "launcher.c", "launcher", work)
+    launcher = onefile.compile_launcher(work)  # as scripts/build makes it
     tree = work / "tree"
     (tree / "_internal").mkdir(parents=True)
     (tree / unpack.EXE).write_bytes(fake.read_bytes())
