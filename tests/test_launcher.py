@@ -206,6 +206,12 @@ def test_on_linux_a_warm_start_hands_earshot_what_its_bootloader_would_restart_f
     expected = bundle if library_path is None else f"{bundle}:{library_path}"
     assert warm.env["LD_LIBRARY_PATH"] == expected
     assert warm.env.get("LD_LIBRARY_PATH_ORIG") == library_path
+    # a cache dir reached through a link: the bootloader names itself by its resolved path
+    (tmp_path / "link").symlink_to(tmp_path / "cache")
+    linked = single.run("--version", env={**env, "EARSHOT_CACHE_DIR": str(tmp_path / "link")})
+    assert linked.args[0] == str(tmp_path / "link" / "onefile" / single.ident / unpack.EXE)
+    assert linked.env["_PYI_ARCHIVE_FILE"] == real
+    assert linked.env["LD_LIBRARY_PATH"] == expected
     # the installer (a first run, or after damage) is a program of its own: none of it
     (folder / "_internal" / "data.txt").unlink()
     cold = single.run("--version", env=env)
