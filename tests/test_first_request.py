@@ -23,6 +23,7 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "earshot.core.tools._shell",
     "earshot.core.tools._grep_search",
     "earshot.core.tools._html",
+    "earshot.core.tools.scope",  # declare_scope: offered from its spec, replayed on resume
     "html.parser",
     # The decision order and the bash parser: loaded when the gate first decides a call.
     "earshot.core.permissions.decision",

@@ -54,7 +54,6 @@ from earshot.core.tools._reaper import Ledger, kill_leftovers
 from earshot.core.tools.base import AnyTool, AskFn
 from earshot.core.tools.ops import LocalProcessOps
 from earshot.core.tools.registry import BUILTIN
-from earshot.core.tools.scope import replay
 from earshot.core.tools.state import ToolState
 from earshot.core.undo import DEFAULT_MAX_FILE_BYTES, Undo
 from earshot.core.undo.recorder import UndoRecorder
@@ -245,6 +244,8 @@ def _open(
     gate = PermissionGate(rules, mode, cwd)
     gate.sandbox = confined
     if resumed:
+        from earshot.core.tools.scope import replay  # the declare_scope tool: only to resume
+
         replay(gate.scope, _scope_calls(transcript))
     budget = options.max_budget_usd
     agent = Agent(
