@@ -3,7 +3,8 @@
 ::
 
     REAPER              the process-wide watchdog (POSIX; does nothing on Windows)
-      .watch(pgid)      a tool's process group to kill if earshot dies
+      .watch(pgid)      a tool's process group to kill if earshot dies (and the groups
+                        found empty meanwhile forgotten, in the same write)
       .forget(pgid)     the group was killed or is empty
     Ledger(path)        a session's record of its live groups, kept on disk
       .update(add=, remove=)  mirrors watch, one small write
@@ -23,7 +24,7 @@ shell process per earshot process and a few bytes per command.
 
 A group is forgotten once it was killed or found empty (``os.killpg(pgid, 0)`` fails), so
 the watchdog never signals a number the system may have handed to someone else since; the
-window left is a group that emptied since the last sweep (each spawn sweeps).
+window left is a group that emptied since the last spawn (each spawn looks).
 
 If the watchdog itself was killed too (a whole-machine kill, the OOM killer), the session's
 ``Ledger`` remembers the groups; resuming the session kills those still alive whose leader
@@ -108,27 +109,25 @@ class Reaper:
         except OSError:
             self._broken = True
 
-    def watch(self, pgid: int) -> None:
+    def watch(self, pgid: int) -> list[int]:
+        """Hand group ``pgid`` to the watchdog, and forget the groups that are empty now
+        (returned): one write, so the watchdog wakes once a command."""
         with self._lock:
             if self._broken:
-                return
+                return []
             if self._fd is None:
                 self._start()
+            gone = [group for group in self._groups if not group_alive(group)]
+            self._groups.difference_update(gone)
             self._groups.add(pgid)
-            self._send(f"+{pgid}\n")
+            self._send("".join(f"-{group}\n" for group in gone) + f"+{pgid}\n")
+            return gone
 
     def forget(self, pgid: int) -> None:
         with self._lock:
             if pgid in self._groups:
                 self._groups.discard(pgid)
                 self._send(f"-{pgid}\n")
-
-    def sweep(self) -> list[int]:
-        """Forget the groups that are empty now; returns them."""
-        gone = [pgid for pgid in list(self._groups) if not group_alive(pgid)]
-        for pgid in gone:
-            self.forget(pgid)
-        return gone
 
     @property
     def groups(self) -> frozenset[int]:

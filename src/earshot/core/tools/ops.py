@@ -211,8 +211,7 @@ class LocalProcessOps:
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-        gone = REAPER.sweep()
-        REAPER.watch(process.pid)
+        gone = REAPER.watch(process.pid)
         if self.ledger is not None:
             self.ledger.update(add=process.pid, remove=gone)
         return process
