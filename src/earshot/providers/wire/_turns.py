@@ -13,6 +13,12 @@ the merging is here once::
   turn. Reasoning in a user turn is dropped without asking ``block``.
 - ``block`` returns None for a part its wire does not send (empty text, an image it cannot
   carry, another provider's reasoning); a turn left with no blocks is dropped.
+
+Each request carries the whole history, and most of it is the same objects as the last
+request's (the loop keeps shaped messages between requests): ``KeptBlocks`` remembers each
+part's block, keyed by the part object itself (kept with it, so its ``id`` is never
+another's), so a step builds the blocks of its new parts only. A block is never changed
+after it is built (a cache breakpoint is added to a copy).
 """
 
 from __future__ import annotations
@@ -47,7 +53,34 @@ def system_text(text: str) -> str:
     return f"<system>\n{text}\n</system>"
 
 
-def merge_turns(messages: Sequence[Message], block: BlockFn) -> list[WireTurn]:
+class KeptBlocks:
+    """Blocks built for parts, per wire and provider (see the module docstring). Forgets
+    everything past ``limit`` entries, so parts of ended sessions do not pile up."""
+
+    def __init__(self, limit: int = 50_000) -> None:
+        self._limit = limit
+        self._blocks: dict[tuple[int, bool, str], tuple[Part, JSONObject | None]] = {}
+
+    def block(self, part: Part, system: bool, provider: str, build: BlockFn) -> JSONObject | None:
+        key = (id(part), system, provider)
+        found = self._blocks.get(key)
+        if found is not None and found[0] is part:
+            return found[1]
+        built = build(part, system)
+        if len(self._blocks) >= self._limit:
+            self._blocks.clear()
+        self._blocks[key] = (part, built)
+        return built
+
+
+def merge_turns(
+    messages: Sequence[Message],
+    block: BlockFn,
+    kept: KeptBlocks | None = None,
+    provider: str = "",
+) -> list[WireTurn]:
+    """The turns of ``messages`` (see the module docstring); with ``kept``, a part's block
+    is built once for ``provider``."""
     turns: list[_Building] = []
     for message in messages:
         role: Literal["user", "assistant"] = "assistant" if message.role == "assistant" else "user"
@@ -55,7 +88,10 @@ def merge_turns(messages: Sequence[Message], block: BlockFn) -> list[WireTurn]:
         for part in message.parts:
             if isinstance(part, ReasoningPart) and role != "assistant":
                 continue
-            built = block(part, message.role == "system")
+            system = message.role == "system"
+            built = (
+                block(part, system) if kept is None else kept.block(part, system, provider, block)
+            )
             if built is not None:
                 leads = isinstance(part, ReasoningPart | ToolResultPart)
                 (turn.first if leads else turn.rest).append(built)
@@ -64,4 +100,4 @@ def merge_turns(messages: Sequence[Message], block: BlockFn) -> list[WireTurn]:
     return [WireTurn(turn.role, turn.first + turn.rest) for turn in turns]
 
 
-__all__ = ["BlockFn", "WireTurn", "merge_turns", "system_text"]
+__all__ = ["BlockFn", "KeptBlocks", "WireTurn", "merge_turns", "system_text"]
