@@ -5,6 +5,4 @@ from __future__ import annotations
 
 import sys
 
-collect_ignore = (
-    [] if sys.platform.startswith("linux") else ["test_sandbox.py", "test_sandbox_ahead.py"]
-)
+collect_ignore = [] if sys.platform.startswith("linux") else ["test_sandbox.py"]

@@ -52,7 +52,7 @@ from earshot.core.loop.input import TurnInput, user_message
 from earshot.core.loop.live import LiveEvents
 from earshot.core.loop.model import ProviderModel
 from earshot.core.loop.ports import Gate, ModelClient, Recorder, Snapshotter
-from earshot.core.tools.base import AnyTool, AskFn, SpawnFn, ToolContext, ToolError, ToolResult
+from earshot.core.tools.base import AnyTool, AskFn, SpawnFn, ToolContext, ToolResult
 from earshot.core.tools.contract import ScopeContract
 from earshot.core.tools.display import TodoList
 from earshot.core.tools.ops import FileOps, LocalFileOps, LocalProcessOps, ProcessOps
@@ -253,25 +253,7 @@ class AgentCore:
         """End the session's side effects: kill background shells (idempotent)."""
         from earshot.core.tools._shell import close_all
 
-        await self.release_shell()
         await close_all(self.state)
-
-    def _prepare_shell(self) -> None:
-        """A shell call begins: its OS sandbox is set up while it streams."""
-        sandbox = self.state.sandbox
-        if sandbox is not None and sandbox.active:
-            from earshot.core.tools._shell import child_env, find_bash
-
-            try:
-                shell = find_bash().path
-            except ToolError:
-                return  # the call will say so
-            sandbox.prepare(self.procs, self.cwd, child_env(self.state.pass_env), shell)
-
-    async def release_shell(self) -> None:
-        """Stop a sandbox set up for a shell call that did not take it."""
-        if self.state.sandbox is not None:
-            await self.state.sandbox.release()
 
     # --- history, requests, accounting, compaction ---------------------------------------------
 

@@ -86,7 +86,6 @@ class Agent(AgentCore):
                     yield event
                 if not turn.going:
                     break
-        await self.release_shell()
         if self.transcript is not None:
             await self.transcript.end_turn()
         failed = turn.error if turn.reason == "error" else None
@@ -157,7 +156,7 @@ class Agent(AgentCore):
             elif isinstance(event, pt.ReasoningDelta):
                 yield ReasoningDelta(text=event.text)
             elif isinstance(event, pt.ToolCallStart):
-                self._call_begins(event.name)
+                self._prefetch_snapshot(event.name)
                 yield ToolCallStreaming(id=event.id, name=event.name)
             elif isinstance(event, pt.Finish):
                 turn.finish = event
@@ -262,19 +261,16 @@ class Agent(AgentCore):
             # Files changed: a capture another agent sharing this undo (a parallel
             # subagent) started meanwhile is stale.
             self.undo.discard()
-        await self.release_shell()
         await self._append(pt.Message(role="tool", parts=list(batch.results)))
         if self._abort.is_set():
             turn.stop("aborted")
 
-    def _call_begins(self, name: str) -> None:
-        """A call begins streaming. A mutating call's undo snapshot starts capturing now,
-        while the model still streams its arguments (an edit's text can take seconds); not
-        a shell line's: its arguments are short, and most lines change nothing, so the
-        capture would only compete with the step for the CPU. A shell line's OS sandbox is
-        set up now instead (``core/sandbox/_ahead.py``)."""
+    def _prefetch_snapshot(self, name: str) -> None:
+        """A mutating call begins: its batch's undo snapshot starts capturing now, while
+        the model still streams its arguments (an edit's text can take seconds). Not for a
+        shell line: its arguments are short, and most lines change nothing, so the capture
+        would only compete with the step for the CPU."""
         if name in SHELL_TOOLS:
-            self._prepare_shell()
             return
         tool = self.offered().get(name)
         if self.undo is not None and tool is not None and not tool.read_only:

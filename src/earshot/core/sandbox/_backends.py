@@ -14,7 +14,7 @@ import os
 import shutil
 import stat
 import sys
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -89,14 +89,10 @@ _ALWAYS_PROTECTED_DIRS = (".earshot", "hooks")
 change what earshot trusts or runs); other protected paths are protected when they exist."""
 
 
-def bwrap_argv(
-    bwrap: str, policy: Policy, argv: Sequence[str], *, missing: Collection[Path] = ()
-) -> tuple[list[str], list[Path]]:
+def bwrap_argv(bwrap: str, policy: Policy, argv: Sequence[str]) -> tuple[list[str], list[Path]]:
     """``argv`` run by bubblewrap under ``policy``, and the mount points bwrap will create
     on the host for protected directories that do not exist yet (empty directories; remove
-    them after the command with ``tidy``). A path in ``missing`` that is an empty directory
-    counts as missing (a mount point another bubblewrap made: either way the command sees
-    an empty read-only directory there).
+    them after the command with ``tidy``).
 
     The whole file system is mounted read-only, then ``/dev``, ``/proc`` and a private
     ``/tmp`` are fresh, then each writable root is bound read-write over that, then each
@@ -129,8 +125,6 @@ def bwrap_argv(
         text = str(path)
         try:
             mode = os.lstat(text).st_mode
-            if path in missing and stat.S_ISDIR(mode) and not os.listdir(text):
-                raise FileNotFoundError(text)
         except OSError:
             if path.name in _ALWAYS_PROTECTED_DIRS and os.path.isdir(os.path.dirname(text)):
                 args += ["--tmpfs", text, "--remount-ro", text]

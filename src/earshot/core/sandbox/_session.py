@@ -7,12 +7,11 @@ import errno
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from earshot.core.sandbox._ahead import Ahead
 from earshot.core.sandbox._backends import (
     Backend,
     bwrap_argv,
@@ -23,11 +22,7 @@ from earshot.core.sandbox._backends import (
 from earshot.core.sandbox._config import SandboxConfig
 from earshot.core.sandbox._policy import Policy, build_policy, sandbox_failure
 from earshot.core.tools.base import ToolError
-from earshot.core.tools.ops import LocalProcessOps, ProcessOps
 from earshot.core.tools.state import ShellSandbox
-
-if TYPE_CHECKING:
-    from anyio.abc import Process
 
 _KEPT_OR_GONE = (errno.ENOENT, errno.ENOTDIR, errno.ENOTEMPTY, errno.EEXIST)
 """Why ``rmdir`` leaves a mount point alone that is not ours to remove any more: gone, a
@@ -51,7 +46,6 @@ class Sandbox:
 
     _probed: bool = False
     _pending: str = ""
-    _ahead: Ahead = field(default_factory=Ahead)
 
     def take_note(self) -> str:
         """What the model should be told once about the sandbox (it could not start)."""
@@ -108,43 +102,12 @@ class Sandbox:
             return list(argv)
         match backend.kind:
             case "bwrap":
-                # The mount points a bubblewrap started ahead made are not the user's.
-                made = self._ahead.mount_points
-                wrapped, created = bwrap_argv(backend.path, self.policy, argv, missing=made)
+                wrapped, created = bwrap_argv(backend.path, self.policy, argv)
                 self._created.update(created)
                 return wrapped
             case "seatbelt":
                 temp = tmpdir if tmpdir is not None else Path(os.environ.get("TMPDIR", "/tmp"))
                 return seatbelt_argv(backend.path, self.policy, argv, temp)
-
-    def prepare(self, procs: ProcessOps, cwd: Path, env: Mapping[str, str], shell: str) -> None:
-        """A shell call begins: start its bubblewrap now (see ``_ahead``), when commands
-        are confined by bubblewrap and processes are local."""
-        if not isinstance(procs, LocalProcessOps) or self._ahead.ready or not self.confines():
-            return
-        backend = self.backend
-        if backend is None or backend.kind != "bwrap":
-            return
-        head, created = bwrap_argv(backend.path, self.policy, [])
-        self._created.update(created)
-        self._ahead.start(procs, head, shell, cwd=cwd, env=env, created=created)
-
-    async def claim(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Process | None:
-        """The bubblewrap started ahead, now running ``argv`` (``wrap``'s answer for
-        ``<shell> -c <command>``), when it was started as ``argv`` would be now; None: start
-        ``argv`` the ordinary way (one started ahead that does not fit is stopped)."""
-        if not self._ahead.ready:
-            return None
-        taken = self._ahead.take(argv, cwd=cwd, env=env)
-        if taken is None:
-            await self._ahead.stop()
-        return taken
-
-    async def release(self) -> None:
-        """Stop a bubblewrap started ahead that no command took, and tidy its mounts."""
-        if self._ahead.ready:
-            await self._ahead.stop()
-            self.tidy()
 
     def tidy(self) -> None:
         """Remove the empty mount points bwrap left on the host for protected directories

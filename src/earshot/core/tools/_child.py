@@ -116,16 +116,10 @@ class Child(Process):
     """A running command (see the module docstring)."""
 
     def __init__(
-        self,
-        popen: subprocess.Popen[bytes],
-        out: int,
-        err: int,
-        loop: asyncio.AbstractEventLoop,
-        feed: int | None = None,
+        self, popen: subprocess.Popen[bytes], out: int, err: int, loop: asyncio.AbstractEventLoop
     ) -> None:
         self._popen = popen
         self._loop = loop
-        self._feed = feed
         self._code: int | None = None
         self._exited = asyncio.Event()
         self._stdout = _Pipe(out, loop)
@@ -144,19 +138,6 @@ class Child(Process):
         self._code = self._popen.returncode = code
         self._exited.set()
 
-    def feed(self, data: bytes) -> None:
-        """Write ``data`` to the child's stdin and close it (a child started with
-        ``feed=True``; once only). Blocks while the pipe is full: the child must read."""
-        fd, self._feed = self._feed, None
-        if fd is None:
-            raise RuntimeError("this child has no input to feed, or was fed already")
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-
     async def wait(self) -> int:
         await self._exited.wait()
         assert self._code is not None
@@ -164,9 +145,6 @@ class Child(Process):
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):
-            fd, self._feed = self._feed, None
-            if fd is not None:
-                os.close(fd)
             await self._stdout.aclose()
             await self._stderr.aclose()
         try:
@@ -210,41 +188,35 @@ class Child(Process):
         return self._stderr
 
 
-def start_child(
-    argv: list[str], *, cwd: Path, env: Mapping[str, str] | None, feed: bool = False
-) -> Child:
+def start_child(argv: list[str], *, cwd: Path, env: Mapping[str, str] | None) -> Child:
     """Start ``argv`` (see the module docstring); OSError when it cannot start. Call only
-    where ``can_start_here()``. With ``feed``, stdin is a pipe for ``Child.feed`` instead
-    of closed."""
+    where ``can_start_here()``."""
     loop = asyncio.get_running_loop()
     out_read, out_write = os.pipe()
     err_read, err_write = os.pipe()
-    in_read, in_write = os.pipe() if feed else (-1, -1)
-    ours = [fd for fd in (out_read, err_read, in_write) if fd >= 0]
     try:
         popen = subprocess.Popen(
             argv,
             cwd=cwd,
             env=dict(env) if env is not None else None,
-            stdin=in_read if feed else subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
             stdout=out_write,
             stderr=err_write,
             start_new_session=True,
         )
     except BaseException:
-        for fd in ours:
+        for fd in (out_read, err_read):
             os.close(fd)
         raise
     finally:
-        for fd in (out_write, err_write, in_read):
-            if fd >= 0:
-                os.close(fd)
+        os.close(out_write)
+        os.close(err_write)
     try:
-        return Child(popen, out_read, err_read, loop, in_write if feed else None)
+        return Child(popen, out_read, err_read, loop)
     except BaseException:
         popen.kill()
         popen.wait()
-        for fd in ours:
+        for fd in (out_read, err_read):
             os.close(fd)
         raise
 

@@ -290,7 +290,7 @@ async def _execute(args: BashInput, ctx: ToolContext) -> ToolResult:
         notes.append(choice.note)
     _check_cwd(ctx)
     plain = [choice.path, "-c", args.command]
-    run = await _run(_confined(ctx, plain), timeout_ms, ctx, choice.path, confined=True)
+    run = await _run(_confined(ctx, plain), timeout_ms, ctx, choice.path)
     sandbox = ctx.state.sandbox
     if sandbox is not None and (note := sandbox.take_note()):
         notes.append(note)
@@ -326,17 +326,11 @@ def _confined(ctx: ToolContext, argv: list[str]) -> list[str]:
     return argv if sandbox is None else sandbox.wrap(argv)
 
 
-async def _run(
-    argv: list[str], timeout_ms: int, ctx: ToolContext, shell: str, *, confined: bool = False
-) -> _Run:
-    """Run ``argv``; ``confined``: it is the sandbox's (which may have it set up already)."""
+async def _run(argv: list[str], timeout_ms: int, ctx: ToolContext, shell: str) -> _Run:
     if ctx.abort.is_set():
         raise ToolError("interrupted before the command started", "interrupted")
-    env = child_env(ctx.state.pass_env)
-    sandbox = ctx.state.sandbox if confined else None
     try:
-        ready = await sandbox.claim(argv, ctx.cwd, env) if sandbox is not None else None
-        process = ready or await ctx.procs.spawn(argv, cwd=ctx.cwd, env=env)
+        process = await ctx.procs.spawn(argv, cwd=ctx.cwd, env=child_env(ctx.state.pass_env))
     except OSError as exc:
         raise ToolError(f"could not start {shell}: {exc}", "could not start") from exc
     collected = _Collected()

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVarTuple
 import anyio
 import msgspec
 
-from earshot.core.tools._child import Child, can_start_here, start_child
+from earshot.core.tools._child import can_start_here, start_child
 from earshot.core.tools._reaper import REAPER, Ledger
 
 if TYPE_CHECKING:
@@ -217,23 +217,10 @@ class LocalProcessOps:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
-        self._watch(process.pid)
-        return process
-
-    def spawn_fed(self, argv: list[str], *, cwd: Path, env: Mapping[str, str]) -> Child | None:
-        """Like ``spawn``, with stdin a pipe to write once (``Child.feed``) instead of
-        closed: a process started ahead of the input it waits for. None where processes
-        are not started the lean way (``_child.can_start_here``)."""
-        if not can_start_here():
-            return None
-        child = start_child(argv, cwd=cwd, env=env, feed=True)
-        self._watch(child.pid)
-        return child
-
-    def _watch(self, pgid: int) -> None:
-        gone = REAPER.watch(pgid)
+        gone = REAPER.watch(process.pid)
         if self.ledger is not None:
-            self.ledger.update(add=pgid, remove=gone)
+            self.ledger.update(add=process.pid, remove=gone)
+        return process
 
     def kill_tree(self, process: Process) -> None:
         if sys.platform == "win32":

@@ -4,16 +4,13 @@ and background shells. One ``ToolState`` per session; subagents get their own.""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 import msgspec
 
-from earshot.core.tools.ops import FileOps, ProcessOps
-
-if TYPE_CHECKING:
-    from anyio.abc import Process
+from earshot.core.tools.ops import FileOps
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
@@ -63,19 +60,6 @@ class ShellSandbox(Protocol):
         ...
 
     def tidy(self) -> None: ...
-
-    def prepare(self, procs: ProcessOps, cwd: Path, env: Mapping[str, str], shell: str) -> None:
-        """A shell call begins: set its sandbox up now, while the call still streams."""
-        ...
-
-    async def claim(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Process | None:
-        """The sandbox ``prepare`` set up, running ``argv`` (a ``wrap``ped shell line), when
-        it fits; None: start ``argv`` the ordinary way."""
-        ...
-
-    async def release(self) -> None:
-        """Stop what ``prepare`` set up and no command took."""
-        ...
 
     def take_note(self) -> str:
         """A note for the model, once (the sandbox could not start), else empty."""
