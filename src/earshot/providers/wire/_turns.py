@@ -53,24 +53,44 @@ def system_text(text: str) -> str:
     return f"<system>\n{text}\n</system>"
 
 
+_Blocks = tuple[list[JSONObject], list[JSONObject]]
+"""A message's blocks: those that lead its turn, then the others."""
+
+
 class KeptBlocks:
-    """Blocks built for parts, per wire and provider (see the module docstring). Forgets
-    everything past ``limit`` entries, so parts of ended sessions do not pile up."""
+    """The blocks of messages, per wire and provider, keyed by the message object (see the
+    module docstring). Forgets everything past ``limit`` entries, so the messages of ended
+    sessions do not pile up."""
 
-    def __init__(self, limit: int = 50_000) -> None:
+    def __init__(self, limit: int = 20_000) -> None:
         self._limit = limit
-        self._blocks: dict[tuple[int, bool, str], tuple[Part, JSONObject | None]] = {}
+        self._kept: dict[tuple[int, str], tuple[Message, _Blocks]] = {}
 
-    def block(self, part: Part, system: bool, provider: str, build: BlockFn) -> JSONObject | None:
-        key = (id(part), system, provider)
-        found = self._blocks.get(key)
-        if found is not None and found[0] is part:
+    def blocks(self, message: Message, provider: str, block: BlockFn) -> _Blocks:
+        key = (id(message), provider)
+        found = self._kept.get(key)
+        if found is not None and found[0] is message:
             return found[1]
-        built = build(part, system)
-        if len(self._blocks) >= self._limit:
-            self._blocks.clear()
-        self._blocks[key] = (part, built)
+        built = _blocks(message, block)
+        if len(self._kept) >= self._limit:
+            self._kept.clear()
+        self._kept[key] = (message, built)
         return built
+
+
+def _blocks(message: Message, block: BlockFn) -> _Blocks:
+    first: list[JSONObject] = []
+    rest: list[JSONObject] = []
+    assistant = message.role == "assistant"
+    system = message.role == "system"
+    for part in message.parts:
+        if isinstance(part, ReasoningPart) and not assistant:
+            continue
+        built = block(part, system)
+        if built is not None:
+            leads = isinstance(part, ReasoningPart | ToolResultPart)
+            (first if leads else rest).append(built)
+    return first, rest
 
 
 def merge_turns(
@@ -79,24 +99,21 @@ def merge_turns(
     kept: KeptBlocks | None = None,
     provider: str = "",
 ) -> list[WireTurn]:
-    """The turns of ``messages`` (see the module docstring); with ``kept``, a part's block
-    is built once for ``provider``."""
+    """The turns of ``messages`` (see the module docstring); with ``kept``, a message's
+    blocks are built once for ``provider``."""
     turns: list[_Building] = []
     for message in messages:
         role: Literal["user", "assistant"] = "assistant" if message.role == "assistant" else "user"
-        turn = turns[-1] if turns and turns[-1].role == role else _Building(role)
-        for part in message.parts:
-            if isinstance(part, ReasoningPart) and role != "assistant":
-                continue
-            system = message.role == "system"
-            built = (
-                block(part, system) if kept is None else kept.block(part, system, provider, block)
-            )
-            if built is not None:
-                leads = isinstance(part, ReasoningPart | ToolResultPart)
-                (turn.first if leads else turn.rest).append(built)
-        if (turn.first or turn.rest) and (not turns or turns[-1] is not turn):
-            turns.append(turn)
+        first, rest = (
+            _blocks(message, block) if kept is None else kept.blocks(message, provider, block)
+        )
+        if not first and not rest:
+            continue
+        if turns and turns[-1].role == role:
+            turns[-1].first.extend(first)
+            turns[-1].rest.extend(rest)
+        else:
+            turns.append(_Building(role, list(first), list(rest)))
     return [WireTurn(turn.role, turn.first + turn.rest) for turn in turns]
 
 
