@@ -205,11 +205,11 @@ class LocalProcessOps:
                 stdin=subprocess.DEVNULL,
                 creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
             )
+        _watch_children_in_the_loop()  # for the processes others start through asyncio
         process: Process
         if can_start_here():
             process = start_child(argv, cwd=cwd, env=env)
         else:
-            _watch_children_in_the_loop()
             process = await anyio.open_process(
                 argv,
                 cwd=cwd,
