@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from earshot.providers import _preconnect
-from earshot.providers.http import connect_early, new_client
+from earshot.providers.http import connect_early
 from earshot.providers.stream import collect
 from earshot.providers.target import WireName
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic
@@ -31,15 +31,12 @@ def test_three_answers_in_a_row_come_over_one_connection(
         fake_provider.script(text_reply(wire, f"answer {n}"))
 
     async def go() -> list[str]:
-        async with new_client() as client:
-            answers = []
-            for _ in range(3):
-                events = await collect(
-                    ask(), target(fake_provider, wire), client=client, retry=FAST
-                )
-                assert finish_of(events).reason != "aborted"
-                answers.append(texts(events))
-            return answers
+        answers = []
+        for _ in range(3):
+            events = await collect(ask(), target(fake_provider, wire), retry=FAST)
+            assert finish_of(events).reason != "aborted"
+            answers.append(texts(events))
+        return answers
 
     assert anyio.run(go) == ["answer 0", "answer 1", "answer 2"]
     assert fake_provider.connections == 1
@@ -94,11 +91,8 @@ def test_the_connection_opened_early_carries_the_first_request(
     assert _accepted(fake_provider, 1)  # connected before any request or client exists
 
     async def go() -> str:
-        async with new_client(tls=False) as client:
-            events = await collect(
-                ask(), target(fake_provider, "anthropic-messages"), client=client, retry=FAST
-            )
-            return texts(events)
+        events = await collect(ask(), target(fake_provider, "anthropic-messages"), retry=FAST)
+        return texts(events)
 
     assert anyio.run(go) == "over the early connection"
     assert fake_provider.connections == 1

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from tests.fake_provider import FakeProvider, RecordedRequest, Reply, ToolCallSpec, anthropic
+from tests.net_support import Relay, self_signed, server_context
 
 MODEL = "anthropic/claude-sonnet-4-6"
 
@@ -42,13 +43,16 @@ def _imported(log: Path) -> set[str]:
     return names
 
 
-def _run(fake: FakeProvider, cwd: Path, log: Path) -> subprocess.CompletedProcess[str]:
+def _run(
+    fake: FakeProvider, cwd: Path, log: Path, **extra: str
+) -> subprocess.CompletedProcess[str]:
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")},
         "ANTHROPIC_API_KEY": "sk-ant-test-key-0123456789",
         "ANTHROPIC_BASE_URL": fake.base_url,
         "HOME": str(cwd.parent / "home"),
         "XDG_CONFIG_HOME": str(cwd.parent / "home" / ".config"),
+        **extra,
     }
     with log.open("w") as stderr:
         return subprocess.run(
@@ -83,9 +87,57 @@ def test_the_first_request_waits_for_no_tool_module_and_no_shell_parser(
     assert done.stdout == "hello\n"
     (loaded,) = before
     assert "earshot.core.agent_session" in loaded  # the log was read at the request
-    assert "httpx" in loaded
     assert sorted(loaded & set(NOT_BEFORE_THE_FIRST_REQUEST)) == []
     assert "earshot.core.tools.read" not in _imported(log)  # never called, never loaded
+
+
+HTTPX_STACK = ("httpx", "httpcore", "h11", "http.client", "email", "http.cookiejar")
+
+
+def test_a_direct_run_never_loads_httpx_or_what_it_pulls_in(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    log = tmp_path / "imports.log"
+    fake_provider.script(anthropic.text_turn("direct"))
+    done = _run(fake_provider, work, log)
+    assert done.returncode == 0, log.read_text()[-2000:]
+    assert done.stdout == "direct\n"
+    assert sorted(_imported(log) & set(HTTPX_STACK)) == []  # the whole run, up to its exit
+    assert fake_provider.connections == 1  # the early connection carried the request
+
+
+def test_with_a_proxy_configured_the_request_goes_through_it(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    relay = Relay(int(fake_provider.base_url.rsplit(":", 1)[1]))
+    fake_provider.script(anthropic.text_turn("via the proxy"))
+    try:
+        done = _run(fake_provider, work, tmp_path / "imports.log", HTTP_PROXY=relay.url)
+    finally:
+        relay.close()
+    assert done.returncode == 0, (tmp_path / "imports.log").read_text()[-2000:]
+    assert done.stdout == "via the proxy\n"
+    assert relay.lines == [f"POST {fake_provider.base_url}/v1/messages HTTP/1.1"]
+
+
+def test_an_https_provider_is_reached_over_tls_with_the_certificates_named_by_ssl_cert_file(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    cert, key = self_signed(tmp_path)
+    log = tmp_path / "imports.log"
+    with FakeProvider(tls=server_context(cert, key)) as fake:
+        fake.script(anthropic.text_turn("secure"))
+        done = _run(fake, work, log, SSL_CERT_FILE=str(cert))
+        assert done.returncode == 0, log.read_text()[-2000:]
+        assert done.stdout == "secure\n"
+        assert fake.connections == 1
+    assert "httpx" not in _imported(log)
 
 
 def test_a_tool_loads_when_the_model_first_calls_it(

@@ -11,7 +11,7 @@ from dataclasses import replace
 import anyio
 import pytest
 
-from earshot.providers.http import Timeouts, new_client
+from earshot.providers.http import Timeouts
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.stream import collect, retry_text
 from earshot.providers.target import AuthStyle, Secret, Target, WireName
@@ -85,10 +85,7 @@ def run(
     timeouts: Timeouts | None = None,
 ) -> list[StreamEvent]:
     async def go() -> list[StreamEvent]:
-        async with new_client() as client:
-            return await collect(
-                ask(), target(fake, wire), client=client, retry=retry, timeouts=timeouts
-            )
+        return await collect(ask(), target(fake, wire), retry=retry, timeouts=timeouts)
 
     return anyio.run(go)
 
@@ -282,8 +279,7 @@ def test_a_refused_connection_is_named(fake_provider: FakeProvider) -> None:
     )
 
     async def go() -> list[StreamEvent]:
-        async with new_client() as client:
-            return await collect(ask(), closed, client=client, retry=FAST)
+        return await collect(ask(), closed, retry=FAST)
 
     events = anyio.run(go)
     error = error_of(events)

@@ -4,7 +4,9 @@ streamed request like it to ``$ANTHROPIC_BASE_URL`` and read the answer, with th
 earshot sends it with, or with fewer. ``run_all.py`` times these in the same interleaved
 run as earshot's first request: what earshot adds is the difference.
 
-Usage: first_request_floor.py LIBS    (LIBS: anyio-httpx, anyio-httpcore or asyncio)
+Usage: first_request_floor.py LIBS
+    LIBS: anyio-httpx, anyio-httpcore, anyio-asyncio (anyio and msgspec loaded, the request
+    over asyncio streams: earshot's direct path since its own HTTP client) or asyncio
 """
 
 from __future__ import annotations
@@ -65,6 +67,33 @@ def with_httpcore() -> None:
     anyio.run(send)
 
 
+async def _send_over_asyncio_streams() -> None:
+    """The request over a bare asyncio stream: what earshot's own client does on a direct
+    connection, without its pool, timeouts or parsing."""
+    import asyncio
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url())
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+    head = "".join(f"{k}: {v}\r\n" for k, v in HEADERS.items())
+    writer.write(
+        f"POST {parts.path} HTTP/1.1\r\nhost: {parts.netloc}\r\n{head}"
+        f"content-length: {len(BODY)}\r\nconnection: close\r\n\r\n".encode()
+        + BODY
+    )
+    while await reader.read(65536):
+        pass
+    writer.close()
+
+
+def with_anyio_asyncio() -> None:
+    import anyio
+    import msgspec
+
+    msgspec.json.decode(BODY)
+    anyio.run(_send_over_asyncio_streams)
+
+
 def with_asyncio() -> None:
     import asyncio
     from urllib.parse import urlsplit
@@ -85,7 +114,12 @@ def with_asyncio() -> None:
     asyncio.run(send())
 
 
-FLOORS = {"anyio-httpx": with_httpx, "anyio-httpcore": with_httpcore, "asyncio": with_asyncio}
+FLOORS = {
+    "anyio-httpx": with_httpx,
+    "anyio-httpcore": with_httpcore,
+    "anyio-asyncio": with_anyio_asyncio,
+    "asyncio": with_asyncio,
+}
 
 if __name__ == "__main__":
     FLOORS[sys.argv[1]]()

@@ -146,9 +146,10 @@ def startup(builds: list[Build], runs: int) -> dict[str, dict[str, float]]:
     return out
 
 
-FLOORS = ("anyio-httpx", "anyio-httpcore", "asyncio")
-"""``first_request_floor.py``'s programs: the same kind of request sent with the libraries
-earshot uses (anyio, httpx, msgspec), without httpx, and with asyncio alone."""
+FLOORS = ("anyio-httpx", "anyio-httpcore", "anyio-asyncio", "asyncio")
+"""``first_request_floor.py``'s programs: the same kind of request sent with httpx (what
+earshot used before its own client), with httpcore, over asyncio streams with anyio and
+msgspec loaded (earshot's direct path), and with asyncio alone."""
 
 
 def first_request(

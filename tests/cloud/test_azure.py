@@ -10,7 +10,6 @@ import pytest
 
 from earshot.core.config.settings import Settings
 from earshot.core.config.targets import load_catalog, target_for
-from earshot.providers.http import new_client
 from earshot.providers.registry import ProviderSettings
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.stream import collect
@@ -41,8 +40,7 @@ def run(tgt: Target) -> list[StreamEvent]:
     )
 
     async def go() -> list[StreamEvent]:
-        async with new_client(tls=False) as client:
-            return await collect(request, tgt, client=client, retry=FAST)
+        return await collect(request, tgt, retry=FAST)
 
     return anyio.run(go)
 

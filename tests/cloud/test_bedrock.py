@@ -12,7 +12,6 @@ import anyio
 import boto3
 import pytest
 
-from earshot.providers.http import new_client
 from earshot.providers.registry import get_provider, resolve_target
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.stream import collect
@@ -61,8 +60,7 @@ def run(
     tgt = resolve_target(spec, request.model, info=model_info("amazon-bedrock"), env=env)
 
     async def go() -> list[StreamEvent]:
-        async with new_client(tls=False) as client:
-            return await collect(request, tgt, client=client, retry=FAST)
+        return await collect(request, tgt, retry=FAST)
 
     return anyio.run(go), tgt
 

@@ -46,8 +46,7 @@ def run(model: str, text: str = "hi") -> list[StreamEvent]:
     )
 
     async def go() -> list[StreamEvent]:
-        async with new_client(tls=False) as client:
-            return await collect(request, tgt, client=client, retry=FAST)
+        return await collect(request, tgt, retry=FAST)
 
     return anyio.run(go)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -43,13 +44,14 @@ _JOIN_TIMEOUT = 5.0
 
 
 class FakeProvider:
-    """A scripted vendor endpoint at ``base_url`` ("http://127.0.0.1:PORT", no slash).
+    """A scripted vendor endpoint at ``base_url`` ("http://127.0.0.1:PORT", no slash; with
+    ``tls``, a server context, "https://localhost:PORT").
 
     Every request, whatever its method and path, takes the next scripted reply; with the
     queue empty it gets a 500 JSON error whose message is ``NO_REPLY_MESSAGE``.
     """
 
-    def __init__(self, *, port: int = 0) -> None:
+    def __init__(self, *, port: int = 0, tls: ssl.SSLContext | None = None) -> None:
         self._lock = threading.Lock()
         self._queue: deque[Reply | Responder] = deque()
         self.requests: list[RecordedRequest] = []
@@ -63,6 +65,11 @@ class FakeProvider:
         the order the replies finished (pairs them when requests overlap)."""
         self._server = _Server(self, port)
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        if tls is not None:
+            # TLS on every accepted connection (the handshake runs on the accepting thread);
+            # the certificate must name "localhost"
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
+            self.base_url = f"https://localhost:{self._server.server_address[1]}"
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.02},

@@ -11,7 +11,6 @@ from dataclasses import replace
 import anyio
 import pytest
 
-from earshot.providers.http import new_client
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.stream import collect, stream
 from earshot.providers.target import Secret, Target
@@ -77,8 +76,7 @@ def ask(text: str = "hi", *, history: list[Message] | None = None) -> ModelReque
 
 def run(provider: FakeProvider, request: ModelRequest | None = None) -> list[StreamEvent]:
     async def go() -> list[StreamEvent]:
-        async with new_client() as client:
-            return await collect(request or ask(), target_for(provider), client=client, retry=FAST)
+        return await collect(request or ask(), target_for(provider), retry=FAST)
 
     return anyio.run(go)
 
@@ -456,13 +454,10 @@ def test_abort_mid_stream_finishes_aborted(fake_provider: FakeProvider) -> None:
     async def consume() -> None:
         abort = anyio.Event()
         request.abort = abort
-        async with new_client() as client:
-            async for event in stream(
-                request, target_for(fake_provider), client=client, retry=FAST
-            ):
-                events.append(event)
-                if isinstance(event, TextDelta):
-                    abort.set()
+        async for event in stream(request, target_for(fake_provider), retry=FAST):
+            events.append(event)
+            if isinstance(event, TextDelta):
+                abort.set()
 
     anyio.run(consume)
     end = finish_of(events)

@@ -5,7 +5,6 @@ earshot did not send says which variable to set, at once, without retries."""
 from __future__ import annotations
 
 import anyio
-import httpx
 import pytest
 
 from earshot.providers.retry import NO_RETRY, RetryPolicy
@@ -53,8 +52,7 @@ def call(
     )
 
     async def go() -> ErrorEvent:
-        async with httpx.AsyncClient() as client:
-            return error_of(await collect(request, target, client=client, retry=RETRY))
+        return error_of(await collect(request, target, retry=RETRY))
 
     return anyio.run(go)
 
@@ -278,8 +276,7 @@ def stream_call(fake: FakeProvider, reply: SSEReply) -> ErrorEvent:
     )
 
     async def go() -> ErrorEvent:
-        async with httpx.AsyncClient() as client:
-            return error_of(await collect(request, target, client=client, retry=NO_RETRY))
+        return error_of(await collect(request, target, retry=NO_RETRY))
 
     return anyio.run(go)
 

@@ -10,7 +10,6 @@ import json
 import anyio
 import pytest
 
-from earshot.providers.http import new_client
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.stream import collect, stream
 from earshot.providers.target import Secret, Target
@@ -80,8 +79,7 @@ def run(
     provider: FakeProvider, request: ModelRequest | None = None, retry: RetryPolicy = FAST
 ) -> list[StreamEvent]:
     async def go() -> list[StreamEvent]:
-        async with new_client() as client:
-            return await collect(request or ask(), target_for(provider), client=client, retry=retry)
+        return await collect(request or ask(), target_for(provider), retry=retry)
 
     return anyio.run(go)
 
@@ -570,11 +568,10 @@ def test_abort_mid_stream_finishes_aborted(fake_provider: FakeProvider) -> None:
 
     async def go() -> list[StreamEvent]:
         seen: list[StreamEvent] = []
-        async with new_client() as client:
-            async for event in stream(request, target_for(fake_provider), client=client):
-                seen.append(event)
-                if isinstance(event, TextDelta) and request.abort is not None:
-                    request.abort.set()
+        async for event in stream(request, target_for(fake_provider)):
+            seen.append(event)
+            if isinstance(event, TextDelta) and request.abort is not None:
+                request.abort.set()
         return seen
 
     events = anyio.run(go)

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import anyio
-import httpx
 import pytest
 
 from earshot.providers.models import ModelInfo
@@ -91,8 +90,7 @@ def run(
     target = make_target(fake, provider)
 
     async def go() -> list[StreamEvent]:
-        async with httpx.AsyncClient() as client:
-            return await collect(request or make_request(), target, client=client, retry=RETRY)
+        return await collect(request or make_request(), target, retry=RETRY)
 
     return anyio.run(go)
 
@@ -690,11 +688,10 @@ def test_abort_mid_stream_finishes_aborted(fake_provider: FakeProvider) -> None:
     async def go() -> list[StreamEvent]:
         events: list[StreamEvent] = []
         with anyio.fail_after(5):
-            async with httpx.AsyncClient() as client:
-                async for event in stream(request, target, client=client, retry=RETRY):
-                    events.append(event)
-                    if isinstance(event, TextDelta):
-                        abort.set()
+            async for event in stream(request, target, retry=RETRY):
+                events.append(event)
+                if isinstance(event, TextDelta):
+                    abort.set()
         return events
 
     events = anyio.run(go)

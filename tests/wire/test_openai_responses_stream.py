@@ -16,7 +16,6 @@ from pathlib import Path
 import anyio
 import pytest
 
-from earshot.providers.http import new_client
 from earshot.providers.retry import RetryPolicy
 from earshot.providers.stream import collect, stream
 from earshot.providers.target import Secret, Target
@@ -87,8 +86,7 @@ def request(*messages: Message, tools: list[ToolSpec] | None = None) -> ModelReq
 
 def run(fake: FakeProvider, req: ModelRequest | None = None) -> list[StreamEvent]:
     async def go() -> list[StreamEvent]:
-        async with new_client() as client:
-            return await collect(req or request(), target(fake), client=client, retry=FAST)
+        return await collect(req or request(), target(fake), retry=FAST)
 
     events = anyio.run(go)
     terminal(events)
@@ -602,11 +600,10 @@ def test_abort_after_the_first_delta_finishes_aborted(fake_provider: FakeProvide
         req.abort = anyio.Event()
         seen: list[StreamEvent] = []
         with anyio.fail_after(5):
-            async with new_client() as client:
-                async for event in stream(req, target(fake_provider), client=client, retry=FAST):
-                    seen.append(event)
-                    if isinstance(event, TextDelta):
-                        req.abort.set()
+            async for event in stream(req, target(fake_provider), retry=FAST):
+                seen.append(event)
+                if isinstance(event, TextDelta):
+                    req.abort.set()
         return seen
 
     events = anyio.run(go)

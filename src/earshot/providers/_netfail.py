@@ -1,7 +1,9 @@
 """What went wrong on the wire, in words a person can act on.
 
-``transport_error`` turns an httpx exception into a retryable ``network`` ``ProviderError``
-whose message says what happened, to which host, and how far the answer had got::
+``transport_error`` turns a transport exception (``providers.transport``'s, which both
+HTTP clients raise; ``_httpx_transport.translated`` makes one of an httpx exception) into
+a retryable ``network`` ``ProviderError`` whose message says what happened, to which host,
+and how far the answer had got::
 
     connection refused by 127.0.0.1:8080 (base URL http://127.0.0.1:8080/v1)
     could not resolve api.example.com (base URL https://api.example.com)
@@ -23,8 +25,7 @@ from __future__ import annotations
 import socket
 from urllib.parse import urlsplit
 
-import httpx
-
+from earshot.providers import transport as t
 from earshot.providers.errors import ProviderError, redact
 from earshot.providers.http import IDLE_TIMEOUT_ENV
 
@@ -131,10 +132,10 @@ def transport_error(
     os_error = _os_error(exc)
     detail = _detail(exc, secrets)
     reason = "network error"
-    if isinstance(exc, httpx.ConnectTimeout):
+    if isinstance(exc, t.ConnectTimeout):
         text = f"no connection to {host} within {seconds_text(connect_timeout)} (connect timeout)"
         reason = "connect timeout"
-    elif isinstance(exc, httpx.ReadTimeout):
+    elif isinstance(exc, t.ReadTimeout):
         reason = "timed out"
         if received is None:
             text = (
@@ -146,10 +147,10 @@ def transport_error(
                 f"the answer from {host} stalled: nothing for {seconds_text(idle_timeout)} "
                 f"{where} {hint}"
             )
-    elif isinstance(exc, httpx.WriteTimeout):
+    elif isinstance(exc, t.WriteTimeout):
         text = f"sending the request to {host} timed out"
         reason = "timed out"
-    elif isinstance(exc, httpx.PoolTimeout):
+    elif isinstance(exc, t.PoolTimeout):
         text = f"no free connection to {host} (too many requests at once)"
         reason = "timed out"
     elif isinstance(os_error, ConnectionRefusedError):
@@ -164,10 +165,10 @@ def transport_error(
     elif isinstance(os_error, BrokenPipeError):
         text = f"connection closed by {host} while the request was being sent"
         reason = "connection closed"
-    elif isinstance(exc, httpx.ConnectError):
+    elif isinstance(exc, t.ConnectError):
         text = f"could not connect to {host}" + (f" ({detail})" if detail else "")
         reason = "could not connect"
-    elif isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+    elif isinstance(exc, t.RemoteProtocolError | t.ReadError):
         text = f"connection closed by {host} {where}{of_answer}" + (
             f" ({detail})" if detail else ""
         )

@@ -5,25 +5,26 @@ before the request exists (the transcript, the tools and the prompt come after, 
 HTTP client's own modules load only when it is first used). ``start(url)`` resolves the
 host and opens the TCP connection on a thread of its own meanwhile (the GIL is released
 while it waits on the network); the client's connection pool then takes that socket for
-its first connection to the same host and port (``EarlyBackend``) instead of connecting
-again, and TLS, when the URL is https, is negotiated over it as usual.
+its first connection to the same host and port (``lean.LeanExchange``) instead of
+connecting again, and TLS, when the URL is https, is negotiated over it as usual.
 
-The early connection is only an optimisation and never changes what is sent: with a
-proxy configured (the client would connect to the proxy, not the host) nothing is
-opened; a socket that failed to connect, is older than ``MAX_AGE_S`` or was closed by the
+The early connection is only an optimisation and never changes what is sent: when a
+proxy applies (``transport.proxy_applies``: the request goes to the proxy, not the host)
+nothing is opened; a socket that failed to connect, is older than ``MAX_AGE_S`` or was closed by the
 server meanwhile is dropped and the pool connects as it always does; an early connection
 nobody takes is closed after ``MAX_AGE_S``.
 """
 
 from __future__ import annotations
 
-import os
 import select
 import socket
-import sys
 import threading
 import time
+from collections.abc import Callable
 from urllib.parse import urlsplit
+
+from earshot.providers._proxy import proxy_applies
 
 MAX_AGE_S = 10.0
 """How long an early connection waits to be taken before it is closed."""
@@ -34,7 +35,7 @@ class Early:
     """One early connection: ``done`` once its connect finished (``sock`` is None when
     it failed or was not attempted), ``taken`` once a client claimed it."""
 
-    __slots__ = ("done", "host", "port", "sock", "started", "taken")
+    __slots__ = ("_callbacks", "done", "host", "port", "sock", "started", "taken")
 
     def __init__(self, host: str, port: int) -> None:
         self.host, self.port = host, port
@@ -42,6 +43,24 @@ class Early:
         self.done = threading.Event()
         self.taken = threading.Event()
         self.sock: socket.socket | None = None
+        self._callbacks: list[Callable[[], None]] = []
+
+    def when_done(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (from the connecting thread, or now) once the connect has
+        finished."""
+        with _lock:
+            if not self.done.is_set():
+                self._callbacks.append(callback)
+                return
+        callback()
+
+    def finish(self, sock: socket.socket | None) -> None:
+        with _lock:
+            self.sock = sock
+            self.done.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
 
 
 _early: dict[tuple[str, int], Early] = {}
@@ -63,36 +82,24 @@ def start(url: str) -> None:
             return
         early = _early[key] = Early(parts.hostname, port)
     threading.Thread(
-        target=_connect, args=(early, parts.scheme), name="earshot-connect", daemon=True
+        target=_connect, args=(early, url), name="earshot-connect", daemon=True
     ).start()
 
 
-def _proxied(scheme: str) -> bool:
-    """Whether the HTTP client may go through a proxy for ``scheme``: one named in the
-    environment (``HTTPS_PROXY``, ``all_proxy``, ...), or on macOS and Windows in the
-    system's settings too."""
-    if sys.platform in ("darwin", "win32"):
-        from urllib.request import getproxies
-
-        proxies = getproxies()
-    else:  # what urllib (and so the HTTP client) reads on other systems: the environment
-        proxies = {
-            name[:-6].lower(): value
-            for name, value in os.environ.items()
-            if value and name.lower().endswith("_proxy")
-        }
-    return bool(proxies.get(scheme) or proxies.get("all"))
-
-
-def _connect(early: Early, scheme: str) -> None:
+def _connect(early: Early, url: str) -> None:
     sock: socket.socket | None = None
     try:
-        if not _proxied(scheme):
-            sock = socket.create_connection((early.host, early.port), timeout=CONNECT_TIMEOUT_S)
+        if not proxy_applies(url):
+            # an ASCII name as bytes: a str would load the idna codec first (milliseconds)
+            host = early.host.encode("ascii") if early.host.isascii() else early.host
+            sock = socket.create_connection(
+                (host, early.port),  # type: ignore[arg-type]  # bytes work, typeshed says str
+                timeout=CONNECT_TIMEOUT_S,
+            )
+            sock.settimeout(None)
     except OSError:
         sock = None
-    early.sock = sock
-    early.done.set()
+    early.finish(sock)
     if sock is not None and not early.taken.wait(MAX_AGE_S):
         _drop(early)
 

@@ -24,9 +24,9 @@ from typing import assert_never
 from earshot.providers.target import Target
 
 
-async def auth_headers(
-    target: Target, *, method: str, url: str, headers: Mapping[str, str], body: bytes
-) -> dict[str, str]:
+def key_headers(target: Target) -> dict[str, str] | None:
+    """The credential when it needs no I/O (a key, or no credential at all); None when it
+    has to be fetched or computed (``auth_headers`` does that)."""
     key = target.api_key.reveal() if target.api_key else ""
     match target.auth:
         case "x-api-key" | "x-goog-api-key":
@@ -36,37 +36,48 @@ async def auth_headers(
         case "api-key":
             if key or target.wire != "azure-openai":
                 return {"api-key": key} if key else {}
-            from earshot.providers.cloud import azure
-
-            token = await azure.bearer_token()
-            return {"authorization": f"Bearer {token.reveal()}"}
-        case "google-adc":
-            from earshot.providers.cloud import google
-
-            secret, _ = await google.access_token()
-            return {"authorization": f"Bearer {secret.reveal()}"}
+            return None
         case "aws-sigv4":
-            if key:
-                return {"authorization": f"Bearer {key}"}
-            from earshot.providers.cloud import aws, sigv4
-
-            found = await aws.resolve()
-            if found.bearer is not None:
-                return {"authorization": f"Bearer {found.bearer.reveal()}"}
-            assert found.credentials is not None
-            return sigv4.sign(
-                method=method,
-                url=url,
-                headers=headers,
-                body=body,
-                credentials=found.credentials,
-                region=target.cloud.get("region") or found.region,
-                service="bedrock",
-            )
+            return {"authorization": f"Bearer {key}"} if key else None
+        case "google-adc":
+            return None
         case "none":
             return {}
         case _:
             assert_never(target.auth)
 
 
-__all__ = ["auth_headers"]
+async def auth_headers(
+    target: Target, *, method: str, url: str, headers: Mapping[str, str], body: bytes
+) -> dict[str, str]:
+    known = key_headers(target)
+    if known is not None:
+        return known
+    if target.auth == "api-key":
+        from earshot.providers.cloud import azure
+
+        token = await azure.bearer_token()
+        return {"authorization": f"Bearer {token.reveal()}"}
+    if target.auth == "google-adc":
+        from earshot.providers.cloud import google
+
+        secret, _ = await google.access_token()
+        return {"authorization": f"Bearer {secret.reveal()}"}
+    from earshot.providers.cloud import aws, sigv4
+
+    found = await aws.resolve()
+    if found.bearer is not None:
+        return {"authorization": f"Bearer {found.bearer.reveal()}"}
+    assert found.credentials is not None
+    return sigv4.sign(
+        method=method,
+        url=url,
+        headers=headers,
+        body=body,
+        credentials=found.credentials,
+        region=target.cloud.get("region") or found.region,
+        service="bedrock",
+    )
+
+
+__all__ = ["auth_headers", "key_headers"]

@@ -1,4 +1,7 @@
-"""The one httpx client of the process (per event loop), and its settings.
+"""The HTTP settings (timeouts, TLS), and the one httpx client of the process (per event
+loop) for what is not a model request on a direct connection (those go through
+``providers.lean``): cloud credentials, web fetches, reach, the catalog, and model
+requests through a proxy. httpx itself is imported only when such a client is made.
 
 HTTP/1.1 with keep-alive; proxies from the environment (``HTTPS_PROXY``, ``NO_PROXY``, ...).
 TLS trusts ``SSL_CERT_FILE``/``SSL_CERT_DIR`` when set, else certifi's bundle (a frozen
@@ -18,16 +21,18 @@ import threading
 import weakref
 from asyncio import AbstractEventLoop, get_running_loop
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import httpx
 import msgspec
+
+if TYPE_CHECKING:
+    import httpx
 
 CONNECT_TIMEOUT_S = 10.0
 IDLE_TIMEOUT_MS = 300_000
 IDLE_TIMEOUT_ENV = "EARSHOT_IDLE_TIMEOUT_MS"
-TIMEOUT = httpx.Timeout(
-    connect=CONNECT_TIMEOUT_S, read=IDLE_TIMEOUT_MS / 1000, write=60.0, pool=30.0
-)
+WRITE_TIMEOUT_S = 60.0
+POOL_TIMEOUT_S = 30.0
 
 
 class TimeoutSettingError(ValueError):
@@ -35,10 +40,12 @@ class TimeoutSettingError(ValueError):
 
 
 class Timeouts(msgspec.Struct, frozen=True, kw_only=True):
-    """How long a model request may take to connect, and how long it may stay silent."""
+    """How long a model request may take to connect, how long it may stay silent, and
+    how long sending it may take."""
 
     connect: float = CONNECT_TIMEOUT_S
     idle: float = IDLE_TIMEOUT_MS / 1000
+    write: float = WRITE_TIMEOUT_S
 
     @classmethod
     def resolve(
@@ -60,7 +67,11 @@ class Timeouts(msgspec.Struct, frozen=True, kw_only=True):
         return cls()
 
     def httpx(self) -> httpx.Timeout:
-        return httpx.Timeout(connect=self.connect, read=self.idle, write=60.0, pool=30.0)
+        import httpx
+
+        return httpx.Timeout(
+            connect=self.connect, read=self.idle, write=self.write, pool=POOL_TIMEOUT_S
+        )
 
 
 _clients: weakref.WeakKeyDictionary[AbstractEventLoop, dict[bool, httpx.AsyncClient]] = (
@@ -104,37 +115,23 @@ def warm_tls(url: str) -> None:
 
 
 def new_client(*, tls: bool = True) -> httpx.AsyncClient:
+    """An httpx client with earshot's settings (proxies from the environment)."""
+    import httpx
+
     verify: ssl.SSLContext | bool = ssl_context() if tls else False
-    limits = httpx.Limits(max_connections=32, max_keepalive_connections=8)
     return httpx.AsyncClient(
-        timeout=TIMEOUT,
+        timeout=Timeouts().httpx(),
         verify=verify,
         trust_env=True,
         follow_redirects=False,
-        limits=limits,
-        transport=_transport(verify, limits),
+        limits=httpx.Limits(max_connections=32, max_keepalive_connections=8),
     )
 
 
-def _transport(verify: ssl.SSLContext | bool, limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
-    """httpx's own transport, its pool taking a connection opened early
-    (``_preconnect``) when there is one. (Proxies from the environment are mounted by
-    the client as before, and connect on their own.)"""
-    import httpcore
-
-    from earshot.providers._early_backend import EarlyBackend
-
-    transport = httpx.AsyncHTTPTransport(verify=verify, trust_env=True, limits=limits)
-    pool = getattr(transport, "_pool", None)
-    if isinstance(pool, httpcore.AsyncConnectionPool):
-        # httpx takes no network backend for its default transport: give its pool ours.
-        pool._network_backend = EarlyBackend()
-    return transport
-
-
 def connect_early(url: str) -> None:
-    """Open the connection to ``url``'s host now, on a thread, for the first request
-    to take (``_preconnect``): a run that sends a request as soon as it has built it."""
+    """Open the connection to ``url``'s host now, on a thread, for the first model
+    request to take (``_preconnect``): a run that sends a request as soon as it has
+    built it."""
     from earshot.providers import _preconnect
 
     _preconnect.start(url)
@@ -162,7 +159,8 @@ __all__ = [
     "CONNECT_TIMEOUT_S",
     "IDLE_TIMEOUT_ENV",
     "IDLE_TIMEOUT_MS",
-    "TIMEOUT",
+    "POOL_TIMEOUT_S",
+    "WRITE_TIMEOUT_S",
     "TimeoutSettingError",
     "Timeouts",
     "close_shared_client",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from earshot.providers._httpx_transport import translated
 from earshot.providers._netfail import transport_error
 from earshot.providers.http import new_client
 
@@ -43,7 +44,7 @@ async def reach(
         await response.aclose()
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         error, _ = transport_error(
-            exc,
+            translated(exc),
             provider=provider,
             url=base_url,
             received=None,

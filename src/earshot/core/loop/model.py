@@ -4,7 +4,7 @@
 
     ModelClient (core.ports)   stream(request, target) -> StreamEvents, exactly one terminal
                                event (Finish or ErrorEvent) last
-    ProviderModel              the providers: wire, httpx, retries (providers.stream)
+    ProviderModel              the providers: wire, transport, retries (providers.stream)
     ScriptedModel              replies from a script, no I/O: for tests about the loop and
                                for callers that drive the loop without a provider
 
@@ -27,16 +27,15 @@ from earshot.providers.retry import RetryPolicy
 from earshot.providers.target import Target
 
 if TYPE_CHECKING:
-    import httpx
-
     from earshot.providers.http import Timeouts
+    from earshot.providers.transport import Transport
 
 
 class ProviderModel(msgspec.Struct):
-    """The real model: ``providers.stream`` with a shared client, a retry policy and the
-    connect and idle timeouts."""
+    """The real model: ``providers.stream`` over a transport (None: the shared one for the
+    call's URL), a retry policy and the timeouts."""
 
-    client: httpx.AsyncClient | None = None
+    client: Transport | None = None
     retry: RetryPolicy | None = None
     timeouts: Timeouts | None = None
 
