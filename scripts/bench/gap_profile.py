@@ -39,6 +39,7 @@ from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic  # noqa: E
 _AGENT = "earshot/core/loop/agent.py"
 _BASH = "earshot/core/tools/bash.py"
 _STREAM = "earshot/providers/stream.py"
+_ATTEMPT = "earshot/providers/_attempt.py"
 
 POINTS: list[tuple[str, str, str, bool]] = [
     # (file, anchor, name of the segment that ends there, after the anchor's line)
@@ -51,8 +52,8 @@ POINTS: list[tuple[str, str, str, bool]] = [
     (_AGENT, 'await self._append(pt.Message(role="tool"', "the result built", False),
     (_AGENT, 'if self._abort.is_set():\n            turn.stop("aborted")', "appended", False),
     (_AGENT, "turn.request = request", "the next request built", False),
-    (_STREAM, "http = client or shared_client", "its body encoded", False),
-    (_STREAM, "sent = await _race(send, abort)", "sending", False),
+    (_STREAM, "url = request_url(call.url, call.params)", "its body encoded", False),
+    (_ATTEMPT, "await exchange.start()", "sending", False),
 ]
 _FIRST, _LAST = "the reply sent by the fake", "the request received by the fake"
 
