@@ -11,7 +11,9 @@
  *
  * Warm start: the unpacked folder <cache>/<id>/ exists and every file in the manifest is a
  * regular file there with its size and that mtime -> exec <cache>/<id>/earshot. That costs one
- * stat per file (about 150), nothing is read or hashed.
+ * stat per file (about 300: the Python modules are one archive inside earshot), nothing is
+ * read or hashed. On Linux the launcher also hands earshot (a PyInstaller bootloader) the
+ * environment the bootloader would otherwise set up by executing itself a second time.
  *
  * Anything else (first run, a file missing, truncated or modified): write the installer to
  * <cache> (or the system temp dir when <cache> is unusable) and run it. The installer is a
@@ -235,8 +237,28 @@ static int cache_dir(pchar *out) {
 
 /* ---- the warm check: every manifest file present with its size and mtime -------------- */
 
-static int check_file(const pchar *path, uint64_t size, int64_t mtime) {
 #ifdef _WIN32
+struct checker {
+    const pchar *dir;
+};
+
+static int checker_open(struct checker *c, const pchar *dir) {
+    c->dir = dir;
+    return 1;
+}
+
+static void checker_close(struct checker *c) { (void)c; }
+
+static int check_file(struct checker *c, const char *rel, uint64_t size, int64_t mtime) {
+    pchar path[CAP];
+    path[0] = 0;
+    pcat(path, c->dir);
+    size_t n = plen(path);
+    path[n++] = SEP;
+    int w = MultiByteToWideChar(CP_UTF8, 0, rel, -1, path + n, (int)(CAP - n));
+    if (w == 0) return 0;
+    for (pchar *p = path + n; *p; p++)
+        if (*p == L'/') *p = SEP;
     WIN32_FILE_ATTRIBUTE_DATA data;
     if (!GetFileAttributesExW(path, GetFileExInfoStandard, &data)) return 0;
     if (data.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)) return 0;
@@ -245,20 +267,63 @@ static int check_file(const pchar *path, uint64_t size, int64_t mtime) {
                      data.ftLastWriteTime.dwLowDateTime;
     int64_t seconds = (int64_t)(ticks / 10000000u) - 11644473600LL;
     return got == size && seconds == mtime;
+}
 #else
+/* Each directory of the folder is opened once and its files are looked up by name in it: a
+ * lookup of one name, not of the whole path from / (half the cost per file). The manifest
+ * lists each directory's files together (build/unpack.py), so one open directory at a time
+ * is enough; the order only changes how often a directory is opened. */
+struct checker {
+    int root, cur;
+    char curdir[CAP]; /* the relative path `cur` is open on ("" for root) */
+};
+
+#ifdef O_PATH
+#define DIR_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC)
+#else
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#endif
+
+static int checker_open(struct checker *c, const char *dir) {
+    c->root = c->cur = open(dir, DIR_FLAGS);
+    c->curdir[0] = 0;
+    return c->root >= 0;
+}
+
+static void checker_close(struct checker *c) {
+    if (c->cur >= 0 && c->cur != c->root) close(c->cur);
+    if (c->root >= 0) close(c->root);
+}
+
+static int check_file(struct checker *c, const char *rel, uint64_t size, int64_t mtime) {
+    const char *slash = strrchr(rel, '/');
+    size_t n = slash != NULL ? (size_t)(slash - rel) : 0;
+    if (n >= CAP) return 0;
+    if (strncmp(c->curdir, rel, n) != 0 || c->curdir[n] != 0) {
+        if (c->cur != c->root) close(c->cur);
+        memcpy(c->curdir, rel, n);
+        c->curdir[n] = 0;
+        c->cur = n == 0 ? c->root : openat(c->root, c->curdir, DIR_FLAGS);
+        if (c->cur < 0) {
+            c->curdir[0] = 0;
+            c->cur = c->root; /* nothing left open but root; the check fails */
+            return 0;
+        }
+    }
+    const char *name = slash != NULL ? slash + 1 : rel;
     struct stat st;
 #ifdef __linux__
     /* The raw syscall: glibc's stat/lstat symbols are versioned 2.33, which would raise the
      * oldest glibc the single file runs on. */
-    if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+    if (syscall(SYS_newfstatat, c->cur, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
 #else
-    if (lstat(path, &st) != 0) return 0;
+    if (fstatat(c->cur, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
 #endif
     return S_ISREG(st.st_mode) && (uint64_t)st.st_size == size && (int64_t)st.st_mtime == mtime;
-#endif
 }
+#endif
 
-static int unpacked_ok(const pchar *dir, char *manifest, size_t len) {
+static int check_all(struct checker *c, char *manifest, size_t len) {
     /* "earshot-manifest 1\nmtime <seconds>\n" then "<sha256> <size> <path>\n" per file */
     char *line = manifest, *end = manifest + len;
     int64_t mtime;
@@ -274,28 +339,21 @@ static int unpacked_ok(const pchar *dir, char *manifest, size_t len) {
         uint64_t size = strtoull(line + 65, &rest, 10);
         if (*rest != ' ') return 0;
         rest++;
-        pchar path[CAP];
-        path[0] = 0;
-        pcat(path, dir);
-        size_t n = plen(path);
         *nl = 0;
-#ifdef _WIN32
-        path[n++] = SEP;
-        int w = MultiByteToWideChar(CP_UTF8, 0, rest, -1, path + n, (int)(CAP - n));
-        if (w == 0) return 0;
-        for (pchar *c = path + n; *c; c++)
-            if (*c == L'/') *c = SEP;
-#else
-        if (n + 1 + strlen(rest) + 1 > CAP) return 0;
-        path[n++] = SEP;
-        strcpy(path + n, rest);
-#endif
+        int ok = check_file(c, rest, size, mtime);
         *nl = '\n';
-        if (!check_file(path, size, mtime)) return 0;
+        if (!ok) return 0;
         files++;
         line = nl + 1;
     }
     return files > 0;
+}
+
+static int unpacked_ok(const pchar *dir, char *manifest, size_t len) {
+    struct checker c;
+    int ok = checker_open(&c, dir) && check_all(&c, manifest, len);
+    checker_close(&c);
+    return ok;
 }
 
 /* ---- running a program with our arguments --------------------------------------------- */
@@ -341,6 +399,55 @@ static int run(const pchar *exe, char **argv) {
     argv[0] = (char *)exe;
     execv(exe, argv);
     return -1;
+}
+#endif
+
+/* ---- Linux: start PyInstaller's bootloader once, not twice ------------------------------ */
+
+#ifdef __linux__
+/* A PyInstaller (6.x) folder build started on Linux points LD_LIBRARY_PATH at its _internal/
+ * (the user's value saved in LD_LIBRARY_PATH_ORIG) and executes itself again, for the dynamic
+ * loader to see it; the second start finds _PYI_ARCHIVE_FILE naming itself and
+ * _PYI_PARENT_PROCESS_LEVEL -1 (the first start's level) and goes on to Python. These are the
+ * variables the first start hands the second, so earshot starts once: one exec of the
+ * bootloader (and its reading of its own archive) less on every warm start. Should the
+ * bootloader not accept them it restarts as before (build/rthook_env.py then still gives the
+ * programs earshot runs the user's library path). build/earshot.spec pins PyInstaller;
+ * tests/test_build.py runs the single file. */
+struct saved_env {
+    char *library_path; /* the user's LD_LIBRARY_PATH (NULL: unset) */
+};
+
+static void set_restart_env(const char *exe, struct saved_env *saved) {
+    char real[CAP], lib[2 * CAP + 2];
+    const char *orig = env("LD_LIBRARY_PATH");
+    saved->library_path = orig != NULL ? strdup(orig) : NULL;
+    if (realpath(exe, real) == NULL) return; /* the bootloader then starts as usual */
+    char *slash = strrchr(real, '/');
+    if (slash == NULL) return;
+    snprintf(lib, sizeof lib, "%.*s/_internal", (int)(slash - real), real);
+    if (orig != NULL) {
+        set_env("LD_LIBRARY_PATH_ORIG", orig);
+        size_t n = strlen(lib);
+        snprintf(lib + n, sizeof lib - n, ":%s", orig);
+    }
+    set_env("LD_LIBRARY_PATH", lib);
+    set_env("_PYI_ARCHIVE_FILE", real);
+    set_env("_PYI_PARENT_PROCESS_LEVEL", "-1");
+    unset_env("_PYI_APPLICATION_HOME_DIR");
+    unset_env("_PYI_LINUX_PROCESS_NAME");
+    unset_env("_PYI_SPLASH_IPC");
+}
+
+static void undo_restart_env(struct saved_env *saved) {
+    unset_env("_PYI_ARCHIVE_FILE");
+    unset_env("_PYI_PARENT_PROCESS_LEVEL");
+    unset_env("LD_LIBRARY_PATH_ORIG");
+    if (saved->library_path != NULL) {
+        set_env("LD_LIBRARY_PATH", saved->library_path);
+    } else {
+        unset_env("LD_LIBRARY_PATH");
+    }
 }
 #endif
 
@@ -476,9 +583,16 @@ int main(int argc, char **argv) {
 #ifdef _WIN32
         pcat(exe, L".exe");
 #endif
+#ifdef __linux__
+        struct saved_env saved;
+        set_restart_env(exe, &saved);
+#endif
         int code = run(exe, argv);
         if (code >= 0) return code;
         /* could not start it: fall through and unpack again */
+#ifdef __linux__
+        undo_restart_env(&saved);
+#endif
     }
 
     /* Cold path: the installer goes to the cache dir (or the temp dir when that fails). With

@@ -60,9 +60,11 @@ def trailer(ident: str, payload: tuple[int, int], manifest: tuple[int, int]) -> 
     return data + MAGIC
 
 
-def compile_c(source: Path, name: str, work: Path) -> Path:
-    """One C file -> an executable ``work/name`` (``.exe`` on Windows)."""
+def compile_c(source: Path, name: str, work: Path, static: bool = False) -> Path:
+    """One C file -> an executable ``work/name`` (``.exe`` on Windows); ``static``: linked
+    statically (Linux), or dynamically where the C library has no static form."""
     from setuptools._distutils.ccompiler import new_compiler
+    from setuptools._distutils.errors import LinkError
     from setuptools._distutils.sysconfig import customize_compiler
 
     compiler = new_compiler()
@@ -72,14 +74,22 @@ def compile_c(source: Path, name: str, work: Path) -> Path:
     if copy != source:
         shutil.copyfile(source, copy)  # keep the object files out of the source tree
     objects = compiler.compile([str(copy)], output_dir=str(work))
-    compiler.link_executable(objects, name, output_dir=str(work))
+    try:
+        flags = ["-static"] if static else None
+        compiler.link_executable(objects, name, output_dir=str(work), extra_preargs=flags)
+    except LinkError:
+        if not static:
+            raise
+        compiler.link_executable(objects, name, output_dir=str(work))
     return work / (f"{name}.exe" if os.name == "nt" else name)
 
 
 def compile_launcher(work: Path) -> Path:
-    """build/launcher.c -> an executable in ``work``."""
-    exe = compile_c(HERE / "launcher.c", "launcher", work)
-    if sys.platform == "linux":
+    """build/launcher.c -> an executable in ``work``. On Linux it is linked statically: no
+    dynamic loading at each start (~0.3 ms of CPU here) and no glibc version to require."""
+    linux = sys.platform == "linux"
+    exe = compile_c(HERE / "launcher.c", "launcher", work, static=linux)
+    if linux:
         import subprocess
 
         subprocess.run(["strip", str(exe)], check=True)

@@ -89,7 +89,9 @@ def file_sha256(path: Path) -> str:
 def build_manifest(tree: Path, mtime: int) -> str:
     """The manifest text of a folder build (at build time)."""
     lines = [HEADER, f"mtime {mtime}"]
-    for path in sorted(p for p in tree.rglob("*") if p.is_file() or p.is_symlink()):
+    found = (p for p in tree.rglob("*") if p.is_file() or p.is_symlink())
+    # each directory's files together: the launcher opens each directory once
+    for path in sorted(found, key=lambda p: (p.parent.relative_to(tree).as_posix(), p.name)):
         if path.is_symlink() or not path.is_file():
             raise ManifestError(f"{path}: the folder build must hold regular files only")
         rel = path.relative_to(tree).as_posix()

@@ -223,6 +223,37 @@ if BINARIES:
         assert reply["id"] == 1
         assert reply["result"]["protocolVersion"] == 1
 
+    @pytest.mark.parametrize("library_path", ["/opt/own/lib", None])
+    def test_commands_earshot_runs_get_the_users_library_path_not_the_bundles(
+        binary: Binary, fake_provider: FakeProvider, tmp_path: Path, library_path: str | None
+    ) -> None:
+        # The bootloader points LD_LIBRARY_PATH at the bundle's libssl, libz, libtinfo...: a
+        # system program must not load those (build/rthook_env.py)
+        show = 'printf "[%s][%s][%s]" "${LD_LIBRARY_PATH-unset}" "${LD_LIBRARY_PATH_ORIG-unset}"'
+        command = show + ' "${_PYI_ARCHIVE_FILE-unset}"'
+        fake_provider.script(
+            anthropic.tool_calls_turn([ToolCallSpec("c1", "bash", {"command": command})]),
+            anthropic.text_turn("done"),
+        )
+        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake_provider.base_url}
+        if library_path is not None:
+            env["LD_LIBRARY_PATH"] = library_path
+        model = "anthropic/claude-sonnet-4-6"
+        args = ("--model", model, "--permission-mode", "yolo", "-p", "show it")
+        run_env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"} | env
+        done = subprocess.run(
+            [str(binary.path), *args],
+            capture_output=True,
+            text=True,
+            env={**run_env, "EARSHOT_CACHE_DIR": str(binary.cache)},
+            cwd=tmp_path,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        (result,) = tool_results(fake_provider.requests[-1].json())
+        assert result["content"][0]["text"].startswith(f"[{library_path or 'unset'}][unset][unset]")
+
 
 @pytest.mark.parametrize("name", COMPILED)
 def test_each_compiled_module_has_its_source_beside_it(name: str) -> None:

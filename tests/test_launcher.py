@@ -9,6 +9,7 @@ C compiler Python's build tools find (what scripts/build uses: cc, or MSVC on Wi
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -28,6 +29,10 @@ VARS = (
     "EARSHOT_ONEFILE_INSTALLER",
     "EARSHOT_ONEFILE_TMP",
     unpack.TMPVAR,
+    "_PYI_ARCHIVE_FILE",
+    "_PYI_PARENT_PROCESS_LEVEL",
+    "LD_LIBRARY_PATH",
+    "LD_LIBRARY_PATH_ORIG",
 )
 FAKE = r"""
 #include <stdio.h>
@@ -81,7 +86,7 @@ def single(tmp_path_factory: pytest.TempPathFactory) -> Single:
     work = tmp_path_factory.mktemp("launcher")
     (work / "fake.c").write_text(FAKE)
     fake = onefile.compile_c(work / "fake.c", "fake", work)
-    launcher = onefile.compile_c(ROOT / "build" / "launcher.c", "launcher", work)
+    launcher = onefile.compile_launcher(work)  # as scripts/build makes it
     tree = work / "tree"
     (tree / "_internal").mkdir(parents=True)
     (tree / unpack.EXE).write_bytes(fake.read_bytes())
@@ -136,16 +141,34 @@ def test_the_cache_dir_defaults_to_the_platforms(single: Single, tmp_path: Path)
         assert same(ran.env["EARSHOT_ONEFILE_ROOT"], home / ".cache" / "earshot" / "onefile")
 
 
-def test_an_intact_unpack_is_run_directly_and_a_damaged_one_is_not(
-    single: Single, tmp_path: Path
-) -> None:
+def installed(single: Single, tmp_path: Path) -> Path:
+    """The fake folder build, unpacked in the cache dir ``tmp_path/cache`` as a first run
+    leaves it."""
     root = tmp_path / "cache" / "onefile"
     staged = tmp_path / "staged"
     staged.mkdir()
     for entry in single.manifest.entries:
         (staged / entry.path).parent.mkdir(parents=True, exist_ok=True)
         (staged / entry.path).write_bytes((single.tree / entry.path).read_bytes())
-    folder = unpack.install(staged, single.manifest, root, single.ident)
+    return unpack.install(staged, single.manifest, root, single.ident)
+
+
+def damage(folder: Path, how: str) -> None:
+    data = folder / "_internal" / "data.txt"
+    if how == "modified":
+        data.write_text("the folder build?\n")
+    elif how == "a directory replaced by a file":
+        shutil.rmtree(data.parent)
+        data.parent.write_text("not a directory\n")
+    else:  # a directory gone
+        shutil.rmtree(data.parent)
+
+
+@pytest.mark.parametrize("how", ["modified", "a directory gone", "a directory replaced by a file"])
+def test_an_intact_unpack_is_run_directly_and_a_damaged_one_is_not(
+    single: Single, tmp_path: Path, how: str
+) -> None:
+    folder = installed(single, tmp_path)
     env = {"EARSHOT_CACHE_DIR": str(tmp_path / "cache")}
 
     warm = single.run("--version", env=env)
@@ -155,9 +178,47 @@ def test_an_intact_unpack_is_run_directly_and_a_damaged_one_is_not(
     assert "EARSHOT_ONEFILE_ID" not in warm.env  # no installer involved
     assert same(warm.env["EARSHOT_ONEFILE"], single.path)
 
-    (folder / "_internal" / "data.txt").write_text("the folder build?\n")
+    damage(folder, how)
     damaged = single.run("--version", env=env)
     assert same(damaged.args[0], damaged.env["EARSHOT_ONEFILE_INSTALLER"])
+
+
+@pytest.mark.parametrize("library_path", ["/opt/own/lib", None])
+def test_on_linux_a_warm_start_hands_earshot_what_its_bootloader_would_restart_for(
+    single: Single, tmp_path: Path, library_path: str | None
+) -> None:
+    # PyInstaller's bootloader on Linux sets LD_LIBRARY_PATH and executes itself again; handed
+    # these, it starts once (build/launcher.c). Elsewhere nothing is added.
+    folder = installed(single, tmp_path)
+    env = {"EARSHOT_CACHE_DIR": str(tmp_path / "cache")}
+    if library_path is not None:
+        env["LD_LIBRARY_PATH"] = library_path
+    warm = single.run("--version", env=env)
+    assert warm.code == 7
+    if sys.platform != "linux":
+        assert "_PYI_ARCHIVE_FILE" not in warm.env
+        assert warm.env.get("LD_LIBRARY_PATH") == library_path
+        return
+    real = os.path.realpath(folder / unpack.EXE)
+    bundle = os.path.join(os.path.dirname(real), "_internal")
+    assert warm.env["_PYI_ARCHIVE_FILE"] == real
+    assert warm.env["_PYI_PARENT_PROCESS_LEVEL"] == "-1"
+    expected = bundle if library_path is None else f"{bundle}:{library_path}"
+    assert warm.env["LD_LIBRARY_PATH"] == expected
+    assert warm.env.get("LD_LIBRARY_PATH_ORIG") == library_path
+    # a cache dir reached through a link: the bootloader names itself by its resolved path
+    (tmp_path / "link").symlink_to(tmp_path / "cache")
+    linked = single.run("--version", env={**env, "EARSHOT_CACHE_DIR": str(tmp_path / "link")})
+    assert linked.args[0] == str(tmp_path / "link" / "onefile" / single.ident / unpack.EXE)
+    assert linked.env["_PYI_ARCHIVE_FILE"] == real
+    assert linked.env["LD_LIBRARY_PATH"] == expected
+    # the installer (a first run, or after damage) is a program of its own: none of it
+    (folder / "_internal" / "data.txt").unlink()
+    cold = single.run("--version", env=env)
+    assert same(cold.args[0], cold.env["EARSHOT_ONEFILE_INSTALLER"])
+    assert "_PYI_ARCHIVE_FILE" not in cold.env
+    assert "_PYI_PARENT_PROCESS_LEVEL" not in cold.env
+    assert cold.env.get("LD_LIBRARY_PATH") == library_path
 
 
 def test_an_unusable_cache_dir_puts_the_installer_in_the_temp_dir(
@@ -178,8 +239,10 @@ def test_an_unusable_cache_dir_puts_the_installer_in_the_temp_dir(
 
 
 def test_a_truncated_single_file_says_so(single: Single, tmp_path: Path) -> None:
+    data = single.path.read_bytes()
+    launcher = int.from_bytes(data[-48:-40], "little")  # the payload's offset, in the trailer
     cut = tmp_path / single.path.name
-    cut.write_bytes(single.path.read_bytes()[: single.path.stat().st_size // 2])
+    cut.write_bytes(data[: launcher + (len(data) - launcher) // 2])  # half of what follows it
     cut.chmod(0o755)
     done = subprocess.run([str(cut)], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 1

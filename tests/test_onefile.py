@@ -25,6 +25,7 @@ from tests.frozen import Binary
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "build"))
 import onefile  # noqa: E402
+import rthook_env  # noqa: E402
 import unpack  # noqa: E402
 
 # Read at import: the hermetic fixture clears EARSHOT_* variables before each test runs.
@@ -260,6 +261,41 @@ def test_earshot_runs_with_the_launchers_variables_removed_and_tmp_restored() ->
     assert "LD_LIBRARY_PATH" not in plain
 
 
+BUNDLE = "/home/u/.cache/earshot/onefile/1.2.3-0123456789abcdef/_internal"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # the bootloader's: the user's value comes back, or none
+        (
+            {"LD_LIBRARY_PATH": f"{BUNDLE}:/opt/lib", "LD_LIBRARY_PATH_ORIG": "/opt/lib"},
+            {"LD_LIBRARY_PATH": "/opt/lib"},
+        ),
+        ({"LD_LIBRARY_PATH": BUNDLE}, {}),
+        # a start that added the bundle twice saved it in the original too
+        (
+            {"LD_LIBRARY_PATH": f"{BUNDLE}:{BUNDLE}:/opt/lib", "LD_LIBRARY_PATH_ORIG": BUNDLE},
+            {},
+        ),
+        # not the bootloader's (macOS and Windows set none): left alone
+        ({"LD_LIBRARY_PATH": "/opt/lib"}, {"LD_LIBRARY_PATH": "/opt/lib"}),
+    ],
+)
+def test_programs_the_frozen_earshot_runs_get_the_users_library_path(
+    before: dict[str, str], after: dict[str, str]
+) -> None:
+    environ = {
+        **before,
+        "_PYI_ARCHIVE_FILE": "/x/earshot",
+        "_PYI_PARENT_PROCESS_LEVEL": "1",
+        "_PYI_LINUX_PROCESS_NAME": "earshot",
+        "HOME": "/home/u",
+    }
+    rthook_env.restore(environ, BUNDLE)
+    assert environ == {**after, "HOME": "/home/u"}
+
+
 # --- pruning ----------------------------------------------------------------------------------
 
 
@@ -395,8 +431,8 @@ if ONEFILE:
         binary = single(tmp_path / "cache")
         assert binary.run("--version").returncode == 0
         folder = only_version(binary.cache)
-        # earshot's own package: every start imports it (modules are .pyc files in the build)
-        victim = folder / "_internal" / "earshot" / "__init__.pyc"
+        # the bootloader, with every Python module in its archive (build/boot_archive.py)
+        victim = folder / unpack.EXE
         original = victim.read_bytes()
         if damage == "truncate":
             victim.write_bytes(original[: len(original) // 2])

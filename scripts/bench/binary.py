@@ -32,6 +32,7 @@ import _imp
 import argparse
 import functools
 import http.server
+import importlib.util
 import json
 import os
 import re
@@ -46,6 +47,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+sys.path.insert(0, str(ROOT / "build"))
+
+import pyz_toc  # noqa: E402
 
 from earshot.providers.types import JSONValue  # noqa: E402
 from tests.fake_provider import FakeProvider, ToolCallSpec, anthropic  # noqa: E402
@@ -69,6 +74,36 @@ def _kind(path: Path) -> str:
     return "data (catalog, CA bundle, metadata, ...)"
 
 
+def _archive(folder: Path) -> dict[str, tuple[int, int, int]]:
+    """The module archive inside the folder build's executable (build/boot_archive.py):
+    name -> (typecode, offset, length); empty for a build without one."""
+    try:
+        return pyz_toc.read_embedded(folder / f"earshot{EXE}", importlib.util.MAGIC_NUMBER)
+    except ValueError:
+        return {}
+
+
+def _bootstrap(folder: Path) -> set[str]:
+    """The modules in the package PyInstaller appends to the executable (typecode "m": the
+    bootstrap's, such as ``struct``, which the bootloader imports before any importer runs)."""
+    data = (folder / f"earshot{EXE}").read_bytes()
+    cookie = data.rfind(b"MEI\014\013\012\013\016")
+    if cookie < 0:
+        return set()
+    length, toc_at, toc_len = (
+        int.from_bytes(data[cookie + i : cookie + i + 4]) for i in (8, 12, 16)
+    )
+    start = cookie + 24 + 64 - length  # the package ends with its 88-byte cookie
+    found: set[str] = set()
+    at, end = start + toc_at, start + toc_at + toc_len
+    while at < end:
+        size = int.from_bytes(data[at : at + 4])
+        if data[at + 17 : at + 18] == b"m":
+            found.add(data[at + 18 : at + size].rstrip(b"\0").decode())
+        at += size
+    return found
+
+
 def sizes(folder: Path, single: Path | None, top: int) -> None:
     files = [p for p in folder.rglob("*") if p.is_file()]
     total = sum(p.stat().st_size for p in files)
@@ -78,6 +113,10 @@ def sizes(folder: Path, single: Path | None, top: int) -> None:
     kinds: Counter[str] = Counter()
     for path in files:
         kinds[_kind(path)] += path.stat().st_size
+    archived = sum(length for _, _, length in _archive(folder).values())
+    if archived:  # inside the executable, counted with the shared libraries above
+        kinds[_kind(folder / f"earshot{EXE}")] -= archived
+        kinds[f"Python bytecode (the archive inside earshot{EXE})"] += archived
     for kind, size in kinds.most_common():
         print(f"  {size / 1e6:7.1f} MB  {kind}")
     internal = folder / "_internal"
@@ -93,6 +132,20 @@ def sizes(folder: Path, single: Path | None, top: int) -> None:
     print(f"largest parts of {folder.name}/ (top {top}):")
     for key, size in parts.most_common(top):
         print(f"  {size / 1e6:7.2f} MB  {counts[key]:5d} files  {key}")
+    archive = _archive(folder)
+    if archive:
+        packages: Counter[str] = Counter()
+        modules: Counter[str] = Counter()
+        for name, (_, _, length) in archive.items():
+            packages[name.split(".")[0]] += length
+            modules[name.split(".")[0]] += 1
+        total = sum(packages.values())
+        print(
+            f"the module archive inside earshot{EXE}: {total / 1e6:.1f} MB, {len(archive)} "
+            f"modules; largest packages (top {top}):"
+        )
+        for key, size in packages.most_common(top):
+            print(f"  {size / 1e6:7.2f} MB  {modules[key]:5d} modules  {key}")
 
 
 # --- what the folder build holds ---------------------------------------------------------------
@@ -119,6 +172,9 @@ def _bundled(folder: Path) -> tuple[set[str], set[str]]:
             continue
         parts = [*rel.parts[:-1], name]
         modules.add(".".join(parts[:-1]) if name == "__init__" else ".".join(parts))
+    for name, (typecode, _, _) in _archive(folder).items():
+        (packages if typecode == 3 else modules).add(name)  # 3: a namespace package
+    modules |= _bootstrap(folder)
     base = internal / "base_library.zip"
     if base.is_file():
         for entry in zipfile.ZipFile(base).namelist():
