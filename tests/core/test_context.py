@@ -13,7 +13,7 @@ from earshot.core.config.memory import load_memory
 from earshot.core.config.options import SessionOptions
 from earshot.core.config.settings import Settings
 from earshot.core.loop.agent import Agent, AgentConfig, AgentPorts
-from earshot.core.loop.context import ContextPolicy, estimate, shape
+from earshot.core.loop.context import ContextPolicy, Kept, estimate, shape
 from earshot.core.loop.events import (
     AgentEvent,
     CompactionEnded,
@@ -89,6 +89,46 @@ def test_results_are_capped_and_old_ones_pruned_in_the_request_only() -> None:
     assert len(texts[2]) < 3_500
     assert history[1].parts[0].content[0].text == big  # type: ignore[union-attr]  # untouched
     assert estimate(shaped) < estimate(history)
+
+
+def test_a_session_that_grows_sends_what_a_fresh_shaping_would() -> None:
+    """Shaping kept between requests (each request starts from the whole history) gives
+    the request a first shaping of the same history gives, as results age past the cap
+    and the pruning lines."""
+    policy = ContextPolicy(
+        prune_after=3,
+        cap_after_batches=2,
+        prune_after_batches=5,
+        batch_step=2,
+        max_result_chars=3_000,
+        old_result_chars=1_000,
+    )
+    tools = [tool.spec() for tool in builtin_tools(["read", "bash"])]
+    kept = Kept()
+    history: list[pt.Message] = []
+    for step in range(14):
+        if step % 4 == 0:
+            history.append(pt.Message(role="user", parts=[pt.TextPart(text=f"prompt {step}")]))
+        history.append(
+            pt.Message(
+                role="assistant",
+                parts=[pt.ToolCallPart(id=f"c{step}", name="read", input={"path": "a"})],
+            )
+        )
+        history.append(_tool_result(str(step) * (500 + 700 * (step % 5))))
+        shaped = shape(history, policy, kept)
+        assert shaped == shape(history, policy)
+        assert estimate(shaped, system="s", tools=tools, kept=kept) == estimate(
+            shape(history, policy), system="s", tools=tools
+        )
+    said = [
+        pt.text_of(pt.Message(role="user", parts=list(p.content)))
+        for m in shaped
+        for p in m.parts
+        if isinstance(p, pt.ToolResultPart)
+    ]
+    assert any("pruned to save context" in text for text in said)
+    assert any("cut from this tool result" in text for text in said)
 
 
 async def test_compaction_keeps_the_users_instructions_and_the_transcript_keeps_all(

@@ -160,6 +160,22 @@ def test_bwrap_arguments_mount_in_the_right_order(tmp_path: Path) -> None:
     assert "--unshare-net" not in bwrap_argv("bwrap", networked, ["true"])[0]
 
 
+def test_a_protected_start_up_file_that_is_a_link_protects_its_target(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "bashrc").write_text("alias ll='ls -l'\n")
+    (project / ".bashrc").symlink_to(dotfiles / "bashrc")
+    (project / ".profile").symlink_to(tmp_path / "nowhere")  # a dangling link
+    policy = build_policy(project, config=SandboxConfig())
+    argv, _ = bwrap_argv("bwrap", policy, ["true"])
+    joined = " ".join(argv)
+    real = project.resolve()
+    assert f"--ro-bind {(dotfiles / 'bashrc').resolve()} {real / '.bashrc'} " in joined
+    assert str(real / ".profile") not in joined
+
+
 def test_seatbelt_profile_allows_writes_only_where_the_policy_does(tmp_path: Path) -> None:
     project = tmp_path / 'pro"ject'
     project.mkdir()

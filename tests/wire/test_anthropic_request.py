@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from earshot.providers.models import BudgetOption, EffortOption, ModelInfo
@@ -29,6 +30,7 @@ from earshot.providers.types import (
 from earshot.providers.wire import get_wire
 from earshot.providers.wire.anthropic._request import (
     BUDGETS,
+    CACHED_USER_MESSAGES,
     DEFAULT_MAX_TOKENS,
     map_effort,
     thinking_budget,
@@ -542,3 +544,40 @@ def test_image_url_and_base64_forms() -> None:
             },
         ],
     }
+
+
+def _step(i: int) -> list[Message]:
+    return [
+        Message(role="user", parts=[TextPart(text=f"step {i}")]),
+        Message(
+            role="assistant", parts=[ToolCallPart(id=f"call {i}", name="bash", input={"n": i})]
+        ),
+        Message(
+            role="tool",
+            parts=[ToolResultPart(call_id=f"call {i}", name="bash", content=[TextPart(text="ok")])],
+        ),
+    ]
+
+
+def _breakpoints(body: JSONObject) -> int:
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    count = 0
+    for message in messages:
+        assert isinstance(message, dict)
+        content = message["content"]
+        assert isinstance(content, list)
+        count += sum(1 for block in content if isinstance(block, dict) and "cache_control" in block)
+    return count
+
+
+def test_a_growing_history_is_sent_as_a_fresh_one_would_be() -> None:
+    """Blocks are kept between the requests of a session; the body is still what the same
+    history built from new objects gives, cache breakpoints moving to the newest turns."""
+    history: list[Message] = []
+    for i in range(5):
+        history += _step(i)
+        kept = body_of(ModelRequest(model="m", messages=list(history)))
+        fresh = msgspec.json.decode(msgspec.json.encode(history), type=list[Message])
+        assert kept == body_of(ModelRequest(model="m", messages=fresh))
+        assert _breakpoints(kept) == CACHED_USER_MESSAGES  # the newest user turns only

@@ -12,6 +12,7 @@ import json
 import os
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from earshot.providers.models import EffortOption, ModelInfo
@@ -397,3 +398,31 @@ def test_empty_tool_result_is_an_empty_string() -> None:
         "call_id": "c1",
         "output": "",
     }
+
+
+def test_a_growing_history_is_sent_as_a_fresh_one_would_be() -> None:
+    """Items are kept between the requests of a session; the body is still what the same
+    history built from new objects gives."""
+    history: list[Message] = []
+    for i in range(4):
+        history += [
+            Message(role="user", parts=[TextPart(text=f"step {i}")]),
+            Message(
+                role="assistant",
+                parts=[
+                    TextPart(text="running it"),
+                    ToolCallPart(id=f"call_{i}", name="bash", input={"n": i}),
+                ],
+            ),
+            Message(
+                role="tool",
+                parts=[
+                    ToolResultPart(call_id=f"call_{i}", name="bash", content=[TextPart(text="ok")])
+                ],
+            ),
+        ]
+        kept = body_of(ModelRequest(model="m", messages=list(history)))
+        fresh = msgspec.json.decode(msgspec.json.encode(history), type=list[Message])
+        assert kept == body_of(ModelRequest(model="m", messages=fresh))
+        items = kept["input"]
+        assert isinstance(items, list) and len(items) == 4 * (i + 1)

@@ -34,6 +34,7 @@ from earshot.core.extensions import ToolSource
 from earshot.core.loop.approvals import ApproveFn, sandbox_escalation
 from earshot.core.loop.context import (
     ContextPolicy,
+    Kept,
     TokenGauge,
     estimate,
     plan_compaction,
@@ -148,6 +149,8 @@ class AgentCore:
         self.state = state or ToolState()
         self.policy = config.policy
         self.gauge = TokenGauge()
+        self._kept = Kept()
+        """The shaped and measured form of each message, between requests."""
         self.verify = list(config.verify)
         self.verify_rounds = config.verify_rounds
         self.verify_suggestion = config.verify_suggestion
@@ -287,7 +290,7 @@ class AgentCore:
         return pt.ModelRequest(
             model=self.target.model,
             system=self.system,
-            messages=shape(self.history, self.policy),
+            messages=shape(self.history, self.policy, self._kept),
             tools=self._specs(),
             reasoning_effort=self.effort.choice.request if self.effort else self.reasoning_effort,
             max_output_tokens=self.max_output_tokens,
@@ -306,7 +309,7 @@ class AgentCore:
     def _measure(self, request: pt.ModelRequest) -> int:
         """Estimated tokens of ``request``, corrected by the provider's last report."""
         return self.gauge.measure(
-            estimate(request.messages, system=self.system, tools=request.tools)
+            estimate(request.messages, system=self.system, tools=request.tools, kept=self._kept)
         )
 
     def _account(self, usage: pt.Usage) -> float | None:

@@ -60,6 +60,11 @@ T = TypeVar("T")
 SUBAGENT_TOOLS = frozenset({"task"})
 """Tools whose calls run a subagent: live progress, and they follow an abort themselves."""
 
+SHELL_TOOLS = frozenset({"bash"})
+"""Tools whose call may change nothing (a shell line of read-only programs takes no undo
+snapshot, and most lines are): their snapshot is not captured early, while the call
+streams, but only once the batch knows it needs one."""
+
 
 HEADLESS_DENIAL = (
     "it needs approval and nobody can approve in this mode; to permit it, rerun with "
@@ -393,6 +398,7 @@ def hook_ran(run: HookRun) -> HookRan:
 
 __all__ = [
     "HEADLESS_DENIAL",
+    "SHELL_TOOLS",
     "ToolBatch",
     "hook_events",
     "hook_ran",

@@ -33,7 +33,7 @@ import anyio
 
 from earshot.core.loop import verify
 from earshot.core.loop._core import AgentConfig, AgentCore, AgentPorts
-from earshot.core.loop._execute import ToolBatch
+from earshot.core.loop._execute import SHELL_TOOLS, ToolBatch
 from earshot.core.loop._faults import SQUEEZE_KEEP, retry_notice, squeeze_window, unfit_error
 from earshot.core.loop.events import (
     AgentEvent,
@@ -267,7 +267,11 @@ class Agent(AgentCore):
 
     def _prefetch_snapshot(self, name: str) -> None:
         """A mutating call begins: its batch's undo snapshot starts capturing now, while
-        the model still streams its arguments (an edit's text can take seconds)."""
+        the model still streams its arguments (an edit's text can take seconds). Not for a
+        shell line: its arguments are short, and most lines change nothing, so the capture
+        would only compete with the step for the CPU."""
+        if name in SHELL_TOOLS:
+            return
         tool = self.offered().get(name)
         if self.undo is not None and tool is not None and not tool.read_only:
             self.undo.prefetch()

@@ -86,7 +86,23 @@ def _batch_line(batches: int, after: int, step: int) -> int:
     return max(0, old - old % max(1, step))
 
 
-def shape(messages: Sequence[pt.Message], policy: ContextPolicy) -> list[pt.Message]:
+class Kept(msgspec.Struct):
+    """What ``shape`` and ``estimate`` worked out for each message, kept between the
+    requests of a session (each request starts from the whole history): a tool message is
+    shaped again only when its cap or its pruning changed, and a message is measured once.
+    Entries are keyed by the message object, which is kept with them (its ``id`` stays
+    its own); each call keeps only the messages it saw."""
+
+    shaped: dict[int, tuple[pt.Message, int, bool, pt.Message]] = msgspec.field(
+        default_factory=dict
+    )
+    sizes: dict[int, tuple[pt.Message, int, int]] = msgspec.field(default_factory=dict)
+    specs: dict[int, tuple[pt.ToolSpec, int]] = msgspec.field(default_factory=dict)
+
+
+def shape(
+    messages: Sequence[pt.Message], policy: ContextPolicy, kept: Kept | None = None
+) -> list[pt.Message]:
     """Shapers 1 and 2 over a copy: capped results (tighter for older batches), old
     results pruned to stubs (by typed turns and by tool batches)."""
     starts = _user_turn_starts(messages)
@@ -95,6 +111,7 @@ def shape(messages: Sequence[pt.Message], policy: ContextPolicy) -> list[pt.Mess
     prune_line = _batch_line(batches, policy.prune_after_batches, policy.batch_step)
     cap_line = _batch_line(batches, policy.cap_after_batches, policy.batch_step)
     shaped: list[pt.Message] = []
+    seen: dict[int, tuple[pt.Message, int, bool, pt.Message]] = {}
     batch = -1
     for index, message in enumerate(messages):
         if message.role != "tool":
@@ -102,39 +119,50 @@ def shape(messages: Sequence[pt.Message], policy: ContextPolicy) -> list[pt.Mess
             continue
         batch += 1
         limit = policy.old_result_chars if batch < cap_line else policy.max_result_chars
-        parts: list[pt.Part] = []
-        for part in message.parts:
-            if not isinstance(part, pt.ToolResultPart):
-                parts.append(part)
-                continue
-            if index < old_before or batch < prune_line:
-                size = sum(len(c.text) for c in part.content if isinstance(c, pt.TextPart))
-                stub = (
-                    f"[{part.name} result from earlier in the session, {size:,} characters, "
-                    "pruned to save context; run the tool again if it is still needed]"
-                )
-                content: list[pt.ToolResultContent] = [pt.TextPart(text=stub)]
-            else:
-                content = [
-                    pt.TextPart(
-                        text=_cap(c.text, limit),
-                        provider_metadata=c.provider_metadata,
-                    )
-                    if isinstance(c, pt.TextPart)
-                    else c
-                    for c in part.content
-                ]
-            parts.append(
-                pt.ToolResultPart(
-                    call_id=part.call_id,
-                    name=part.name,
-                    content=content,
-                    is_error=part.is_error,
-                    provider_metadata=part.provider_metadata,
-                )
-            )
-        shaped.append(pt.Message(role="tool", parts=parts))
+        pruned = index < old_before or batch < prune_line
+        hit = kept.shaped.get(id(message)) if kept is not None else None
+        if hit is None or hit[0] is not message or hit[1] != limit or hit[2] != pruned:
+            hit = (message, limit, pruned, _shape_tool(message, limit, pruned))
+        seen[id(message)] = hit
+        shaped.append(hit[3])
+    if kept is not None:
+        kept.shaped = seen
     return shaped
+
+
+def _shape_tool(message: pt.Message, limit: int, pruned: bool) -> pt.Message:
+    parts: list[pt.Part] = []
+    for part in message.parts:
+        if not isinstance(part, pt.ToolResultPart):
+            parts.append(part)
+            continue
+        if pruned:
+            size = sum(len(c.text) for c in part.content if isinstance(c, pt.TextPart))
+            stub = (
+                f"[{part.name} result from earlier in the session, {size:,} characters, "
+                "pruned to save context; run the tool again if it is still needed]"
+            )
+            content: list[pt.ToolResultContent] = [pt.TextPart(text=stub)]
+        else:
+            content = [
+                pt.TextPart(
+                    text=_cap(c.text, limit),
+                    provider_metadata=c.provider_metadata,
+                )
+                if isinstance(c, pt.TextPart)
+                else c
+                for c in part.content
+            ]
+        parts.append(
+            pt.ToolResultPart(
+                call_id=part.call_id,
+                name=part.name,
+                content=content,
+                is_error=part.is_error,
+                provider_metadata=part.provider_metadata,
+            )
+        )
+    return pt.Message(role="tool", parts=parts)
 
 
 # --- token estimates ------------------------------------------------------------------------
@@ -143,31 +171,53 @@ _IMAGE_TOKENS = 1_600
 
 
 def estimate(
-    messages: Sequence[pt.Message], *, system: str = "", tools: Sequence[pt.ToolSpec] = ()
+    messages: Sequence[pt.Message],
+    *,
+    system: str = "",
+    tools: Sequence[pt.ToolSpec] = (),
+    kept: Kept | None = None,
 ) -> int:
     """A rough token count of a request (about four characters a token)."""
     chars = len(system)
+    specs: dict[int, tuple[pt.ToolSpec, int]] = {}
     for spec in tools:
-        chars += (
-            len(spec.name) + len(spec.description) + len(msgspec.json.encode(spec.input_schema))
-        )
+        known = kept.specs.get(id(spec)) if kept is not None else None
+        if known is None or known[0] is not spec:
+            text = len(spec.name) + len(spec.description)
+            known = (spec, text + len(msgspec.json.encode(spec.input_schema)))
+        specs[id(spec)] = known
+        chars += known[1]
     images = 0
+    sizes: dict[int, tuple[pt.Message, int, int]] = {}
     for message in messages:
-        for part in message.parts:
-            if isinstance(part, pt.TextPart | pt.ReasoningPart):
-                chars += len(part.text)
-            elif isinstance(part, pt.ImagePart):
-                images += 1
-            elif isinstance(part, pt.ToolCallPart):
-                chars += len(part.name) + len(msgspec.json.encode(part.input))
-            elif isinstance(part, pt.ToolResultPart):
-                for item in part.content:
-                    if isinstance(item, pt.TextPart):
-                        chars += len(item.text)
-                    else:
-                        images += 1
-        chars += 8
+        measured = kept.sizes.get(id(message)) if kept is not None else None
+        if measured is None or measured[0] is not message:
+            measured = (message, *_size(message))
+        sizes[id(message)] = measured
+        chars += measured[1]
+        images += measured[2]
+    if kept is not None:
+        kept.specs, kept.sizes = specs, sizes
     return (chars + 3) // 4 + images * _IMAGE_TOKENS
+
+
+def _size(message: pt.Message) -> tuple[int, int]:
+    """The characters and images of a message."""
+    chars = images = 0
+    for part in message.parts:
+        if isinstance(part, pt.TextPart | pt.ReasoningPart):
+            chars += len(part.text)
+        elif isinstance(part, pt.ImagePart):
+            images += 1
+        elif isinstance(part, pt.ToolCallPart):
+            chars += len(part.name) + len(msgspec.json.encode(part.input))
+        elif isinstance(part, pt.ToolResultPart):
+            for item in part.content:
+                if isinstance(item, pt.TextPart):
+                    chars += len(item.text)
+                else:
+                    images += 1
+    return chars + 8, images
 
 
 class TokenGauge(msgspec.Struct):
@@ -389,6 +439,7 @@ __all__ = [
     "SUMMARY_SYSTEM",
     "CompactionPlan",
     "ContextPolicy",
+    "Kept",
     "TokenGauge",
     "estimate",
     "plan_compaction",

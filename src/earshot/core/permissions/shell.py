@@ -27,6 +27,7 @@ and marked, so a rule can never allow a command whose name it cannot see.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -138,6 +139,7 @@ class _Out:
 _PARSER = Parser(Language(tree_sitter_bash.language()))
 
 
+@functools.lru_cache(maxsize=256)  # on the text alone: a model runs the same lines again
 def parse_line(source: str) -> ParsedLine:
     """Every command and write of ``source``; never raises for any input."""
     out = _Out()

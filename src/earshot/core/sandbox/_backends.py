@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -114,18 +115,25 @@ def bwrap_argv(bwrap: str, policy: Policy, argv: Sequence[str]) -> tuple[list[st
     ]
     if not policy.network:
         args.append("--unshare-net")
+    # Every command looks again (a protected file may have appeared since the last one),
+    # with one system call a path where it can: this runs before every command.
     for root in policy.writable:
-        if root.exists():
+        if os.path.exists(root):
             args += ["--bind", str(root), str(root)]
     created: list[Path] = []
     for path in policy.read_only:
-        if path.exists() or path.is_symlink():
-            real = Path(os.path.realpath(path))
-            if real.exists():
-                args += ["--ro-bind", str(real), str(path)]
-        elif path.name in _ALWAYS_PROTECTED_DIRS and path.parent.is_dir():
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-            created.append(path)
+        text = str(path)
+        try:
+            mode = os.lstat(text).st_mode
+        except OSError:
+            if path.name in _ALWAYS_PROTECTED_DIRS and os.path.isdir(os.path.dirname(text)):
+                args += ["--tmpfs", text, "--remount-ro", text]
+                created.append(path)
+            continue
+        # The policy's paths are real but for their last part, which may be a link.
+        real = os.path.realpath(text) if stat.S_ISLNK(mode) else text
+        if real == text or os.path.exists(real):
+            args += ["--ro-bind", real, text]
     args += ["--chdir", str(policy.cwd), "--", *argv]
     return args, created
 

@@ -3,6 +3,7 @@ none), ``Sandbox.wrap`` confines each command, ``blocked_by`` reads a failure.""
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -22,6 +23,10 @@ from earshot.core.sandbox._config import SandboxConfig
 from earshot.core.sandbox._policy import Policy, build_policy, sandbox_failure
 from earshot.core.tools.base import ToolError
 from earshot.core.tools.state import ShellSandbox
+
+_KEPT_OR_GONE = (errno.ENOENT, errno.ENOTDIR, errno.ENOTEMPTY, errno.EEXIST)
+"""Why ``rmdir`` leaves a mount point alone that is not ours to remove any more: gone, a
+link or a file now, or filled by a command's own work."""
 
 
 class SandboxUnavailable(ToolError):
@@ -109,10 +114,10 @@ class Sandbox:
         that did not exist; one a command's own work filled is kept."""
         for path in list(self._created):
             try:
-                if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
-                    path.rmdir()
-            except OSError:
-                continue
+                os.rmdir(path)  # only an empty directory is removed, never through a link
+            except OSError as exc:
+                if exc.errno not in _KEPT_OR_GONE:
+                    continue  # could not tell: looked at again after the next command
             self._created.discard(path)
 
     def blocked_by(self, output: str) -> str | None:

@@ -3,7 +3,8 @@
 ::
 
     REAPER              the process-wide watchdog (POSIX; does nothing on Windows)
-      .watch(pgid)      a tool's process group to kill if earshot dies
+      .watch(pgid)      a tool's process group to kill if earshot dies (and the groups
+                        found empty meanwhile forgotten, in the same write)
       .forget(pgid)     the group was killed or is empty
     Ledger(path)        a session's record of its live groups, kept on disk
       .update(add=, remove=)  mirrors watch, one small write
@@ -23,7 +24,7 @@ shell process per earshot process and a few bytes per command.
 
 A group is forgotten once it was killed or found empty (``os.killpg(pgid, 0)`` fails), so
 the watchdog never signals a number the system may have handed to someone else since; the
-window left is a group that emptied since the last sweep (each spawn sweeps).
+window left is a group that emptied since the last spawn (each spawn looks).
 
 If the watchdog itself was killed too (a whole-machine kill, the OOM killer), the session's
 ``Ledger`` remembers the groups; resuming the session kills those still alive whose leader
@@ -108,27 +109,25 @@ class Reaper:
         except OSError:
             self._broken = True
 
-    def watch(self, pgid: int) -> None:
+    def watch(self, pgid: int) -> list[int]:
+        """Hand group ``pgid`` to the watchdog, and forget the groups that are empty now
+        (returned): one write, so the watchdog wakes once a command."""
         with self._lock:
             if self._broken:
-                return
+                return []
             if self._fd is None:
                 self._start()
+            gone = [group for group in self._groups if not group_alive(group)]
+            self._groups.difference_update(gone)
             self._groups.add(pgid)
-            self._send(f"+{pgid}\n")
+            self._send("".join(f"-{group}\n" for group in gone) + f"+{pgid}\n")
+            return gone
 
     def forget(self, pgid: int) -> None:
         with self._lock:
             if pgid in self._groups:
                 self._groups.discard(pgid)
                 self._send(f"-{pgid}\n")
-
-    def sweep(self) -> list[int]:
-        """Forget the groups that are empty now; returns them."""
-        gone = [pgid for pgid in list(self._groups) if not group_alive(pgid)]
-        for pgid in gone:
-            self.forget(pgid)
-        return gone
 
     @property
     def groups(self) -> frozenset[int]:
@@ -157,10 +156,16 @@ def group_alive(pgid: int) -> bool:
 def _start_ticks(pid: int) -> int | None:
     """A process's start time in clock ticks since boot (Linux ``/proc``), else None."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
     except OSError:
         return None
-    fields = stat[stat.rfind(")") + 2 :].split()
+    try:
+        stat = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    fields = stat[stat.rfind(b")") + 2 :].split()
     return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
 
 
@@ -185,7 +190,14 @@ def _members(pgid: int) -> list[tuple[int, int]]:
 
 
 class Ledger:
-    """A session's live tool groups on disk (``{"groups": {pgid: start ticks}}``)."""
+    """A session's live tool groups on disk (``{"groups": {pgid: start ticks}}``).
+
+    The file stays open while it lists a group, and each change rewrites it in place with
+    one ``pwrite`` at offset 0, padded with spaces to the length it had (a spawn should not
+    wait for a new file and a rename: this is on the path of every command). No fsync:
+    the record is a best effort for a crash. A write is one system call of a few bytes, so
+    a killed earshot leaves the old record or the new one; were it ever torn, the record
+    would not parse, and a resume kills nothing it cannot prove its own."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -194,22 +206,33 @@ class Ledger:
         self._stale = False
         """The file still lists a group ``forget`` dropped."""
         self._flush_at_exit = False
+        self._fd: int | None = None
+        self._size = 0
+        """The length of the file: a shorter record is padded to it."""
 
     def _save(self) -> None:
-        """Replace the file (no fsync: the record is a best effort for a crash, and a
-        spawn should not wait for the disk)."""
         if not self._groups:
+            self._close()
             with contextlib.suppress(OSError):
                 self.path.unlink(missing_ok=True)
             return
         value: JSONObject = {"groups": {str(k): v for k, v in sorted(self._groups.items())}}
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(msgspec.json.encode(value))
-            os.replace(tmp, self.path)
+        data = msgspec.json.encode(value)
+        try:
+            if self._fd is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                self._size = 0
+            os.pwrite(self._fd, data.ljust(self._size), 0)
+            self._size = max(self._size, len(data))
+        except OSError:
+            self._close()
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
 
     def update(self, *, add: int | None = None, remove: Sequence[int] = ()) -> None:
         """Record a new group and forget finished ones, in one write."""

@@ -180,15 +180,27 @@ else:
         return None
 
 
+_found: tuple[str, ShellChoice] | None = None
+"""The last ``find_bash`` answer and the PATH it was found on."""
+
+
 def find_bash() -> ShellChoice:
-    """The shell on this machine (see ``detect_bash``); looked up afresh each call."""
-    return detect_bash(
+    """The shell on this machine (see ``detect_bash``). Every command asks: the answer is
+    kept while PATH is the same and the shell is still an executable file there (one
+    ``access`` call instead of a search of PATH); otherwise it is looked up afresh."""
+    global _found
+    path = os.environ.get("PATH", "")
+    if _found is not None and _found[0] == path and os.access(_found[1].path, os.X_OK):
+        return _found[1]
+    choice = detect_bash(
         platform=sys.platform,
         env=os.environ,
         which=shutil.which,
         exists=os.path.isfile,
         read_registry=_read_git_install_path,
     )
+    _found = (path, choice)
+    return choice
 
 
 def child_env(pass_env: Collection[str] = ()) -> dict[str, str]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVarTuple
 import anyio
 import msgspec
 
+from earshot.core.tools._child import can_start_here, start_child
 from earshot.core.tools._reaper import REAPER, Ledger
 
 if TYPE_CHECKING:
@@ -186,7 +187,8 @@ def _watch_children_in_the_loop() -> None:
 
 
 class LocalProcessOps:
-    """Processes on this machine. On POSIX every group is handed to the watchdog
+    """Processes on this machine (on Linux watched by the event loop directly: see
+    ``_child``). On POSIX every group is handed to the watchdog
     (``_reaper.REAPER``) so it dies with earshot, and recorded in ``ledger`` (when given)
     so a resumed session can kill what a killed earshot left."""
 
@@ -204,16 +206,19 @@ class LocalProcessOps:
                 stdin=subprocess.DEVNULL,
                 creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
             )
-        _watch_children_in_the_loop()
-        process = await anyio.open_process(
-            argv,
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        gone = REAPER.sweep()
-        REAPER.watch(process.pid)
+        _watch_children_in_the_loop()  # for the processes others start through asyncio
+        process: Process
+        if can_start_here():
+            process = start_child(argv, cwd=cwd, env=env)
+        else:
+            process = await anyio.open_process(
+                argv,
+                cwd=cwd,
+                env=dict(env) if env is not None else None,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        gone = REAPER.watch(process.pid)
         if self.ledger is not None:
             self.ledger.update(add=process.pid, remove=gone)
         return process

@@ -13,6 +13,12 @@ the merging is here once::
   turn. Reasoning in a user turn is dropped without asking ``block``.
 - ``block`` returns None for a part its wire does not send (empty text, an image it cannot
   carry, another provider's reasoning); a turn left with no blocks is dropped.
+
+Each request carries the whole history, and most of it is the same objects as the last
+request's (the loop keeps shaped messages between requests): ``KeptBlocks`` remembers each
+part's block, keyed by the part object itself (kept with it, so its ``id`` is never
+another's), so a step builds the blocks of its new parts only. A block is never changed
+after it is built (a cache breakpoint is added to a copy).
 """
 
 from __future__ import annotations
@@ -47,21 +53,68 @@ def system_text(text: str) -> str:
     return f"<system>\n{text}\n</system>"
 
 
-def merge_turns(messages: Sequence[Message], block: BlockFn) -> list[WireTurn]:
+_Blocks = tuple[list[JSONObject], list[JSONObject]]
+"""A message's blocks: those that lead its turn, then the others."""
+
+
+class KeptBlocks:
+    """The blocks of messages, per wire and provider, keyed by the message object (see the
+    module docstring). Forgets everything past ``limit`` entries, so the messages of ended
+    sessions do not pile up."""
+
+    def __init__(self, limit: int = 20_000) -> None:
+        self._limit = limit
+        self._kept: dict[tuple[int, str], tuple[Message, _Blocks]] = {}
+
+    def blocks(self, message: Message, provider: str, block: BlockFn) -> _Blocks:
+        key = (id(message), provider)
+        found = self._kept.get(key)
+        if found is not None and found[0] is message:
+            return found[1]
+        built = _blocks(message, block)
+        if len(self._kept) >= self._limit:
+            self._kept.clear()
+        self._kept[key] = (message, built)
+        return built
+
+
+def _blocks(message: Message, block: BlockFn) -> _Blocks:
+    first: list[JSONObject] = []
+    rest: list[JSONObject] = []
+    assistant = message.role == "assistant"
+    system = message.role == "system"
+    for part in message.parts:
+        if isinstance(part, ReasoningPart) and not assistant:
+            continue
+        built = block(part, system)
+        if built is not None:
+            leads = isinstance(part, ReasoningPart | ToolResultPart)
+            (first if leads else rest).append(built)
+    return first, rest
+
+
+def merge_turns(
+    messages: Sequence[Message],
+    block: BlockFn,
+    kept: KeptBlocks | None = None,
+    provider: str = "",
+) -> list[WireTurn]:
+    """The turns of ``messages`` (see the module docstring); with ``kept``, a message's
+    blocks are built once for ``provider``."""
     turns: list[_Building] = []
     for message in messages:
         role: Literal["user", "assistant"] = "assistant" if message.role == "assistant" else "user"
-        turn = turns[-1] if turns and turns[-1].role == role else _Building(role)
-        for part in message.parts:
-            if isinstance(part, ReasoningPart) and role != "assistant":
-                continue
-            built = block(part, message.role == "system")
-            if built is not None:
-                leads = isinstance(part, ReasoningPart | ToolResultPart)
-                (turn.first if leads else turn.rest).append(built)
-        if (turn.first or turn.rest) and (not turns or turns[-1] is not turn):
-            turns.append(turn)
+        first, rest = (
+            _blocks(message, block) if kept is None else kept.blocks(message, provider, block)
+        )
+        if not first and not rest:
+            continue
+        if turns and turns[-1].role == role:
+            turns[-1].first.extend(first)
+            turns[-1].rest.extend(rest)
+        else:
+            turns.append(_Building(role, list(first), list(rest)))
     return [WireTurn(turn.role, turn.first + turn.rest) for turn in turns]
 
 
-__all__ = ["BlockFn", "WireTurn", "merge_turns", "system_text"]
+__all__ = ["BlockFn", "KeptBlocks", "WireTurn", "merge_turns", "system_text"]

@@ -69,7 +69,7 @@ from earshot.providers.types import (
     ToolResultPart,
     metadata_for,
 )
-from earshot.providers.wire._turns import merge_turns, system_text
+from earshot.providers.wire._turns import KeptBlocks, merge_turns, system_text
 
 ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192
@@ -98,6 +98,8 @@ INTERLEAVED_BETA = "interleaved-thinking-2025-05-14"
 
 _CACHE: JSONObject = {"type": "ephemeral"}
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+_KEPT = KeptBlocks()
+"""The blocks of the parts of recent requests (``wire._turns``)."""
 
 
 # --- headers -------------------------------------------------------------------------------
@@ -265,7 +267,9 @@ def _block(part: Part, provider: str, system: bool) -> JSONObject | None:
 def convert_messages(messages: list[Message], provider: str) -> list[JSONObject]:
     """The history as wire messages: merged by role, ordered, empties dropped
     (``wire._turns``), with cache breakpoints on the newest user messages."""
-    turns = merge_turns(messages, lambda part, system: _block(part, provider, system))
+    turns = merge_turns(
+        messages, lambda part, system: _block(part, provider, system), _KEPT, provider
+    )
     wire: list[JSONObject] = []
     marked = 0
     for turn in reversed(turns):

@@ -53,13 +53,15 @@ from earshot.providers.types import (
     ToolResultPart,
     metadata_for,
 )
-from earshot.providers.wire._turns import merge_turns, system_text
+from earshot.providers.wire._turns import KeptBlocks, merge_turns, system_text
 from earshot.providers.wire.anthropic._request import max_tokens_for, reasoning_fields
 
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif"}
 _FORMATS["image/webp"] = "webp"
 _CACHE_POINT: JSONObject = {"cachePoint": {"type": "default"}}
+_KEPT = KeptBlocks()
+"""The blocks of the parts of recent requests (``wire._turns``)."""
 
 
 def family(model: str) -> str:
@@ -149,7 +151,9 @@ def _block(part: Part, provider: str, system: bool) -> JSONObject | None:
 def convert_messages(messages: list[Message], provider: str, cached: int) -> list[JSONValue]:
     """The history as Converse messages, merged by role (``wire._turns``), with a cache
     point after each of the ``cached`` newest user messages."""
-    turns = merge_turns(messages, lambda part, system: _block(part, provider, system))
+    turns = merge_turns(
+        messages, lambda part, system: _block(part, provider, system), _KEPT, provider
+    )
     out: list[JSONValue] = []
     marked = 0
     for turn in reversed(turns):

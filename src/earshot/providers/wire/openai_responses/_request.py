@@ -169,19 +169,36 @@ def _tool_choice(choice: ToolChoice) -> JSONValue:
 # --- input items -----------------------------------------------------------------------------
 
 
+_KEPT: dict[tuple[int, str], tuple[Message, list[JSONValue]]] = {}
+"""Each message's items, by the message object (kept with them, so its ``id`` is never
+another's) and provider: each request carries the whole history, and a step adds a few
+messages to it. An item is never changed once built."""
+_KEPT_LIMIT = 20_000
+
+
 def input_items(messages: list[Message], provider: str) -> list[JSONValue]:
     items: list[JSONValue] = []
     for message in messages:
-        match message.role:
-            case "user" | "system":
-                items.extend(_input_message(message.role, message.parts))
-            case "assistant":
-                items.extend(_assistant_items(message.parts, provider))
-            case "tool":
-                items.extend(_input_message("user", message.parts))
-            case _:
-                assert_never(message.role)
+        key = (id(message), provider)
+        found = _KEPT.get(key)
+        if found is None or found[0] is not message:
+            if len(_KEPT) >= _KEPT_LIMIT:
+                _KEPT.clear()
+            found = _KEPT[key] = (message, _message_items(message, provider))
+        items.extend(found[1])
     return items
+
+
+def _message_items(message: Message, provider: str) -> list[JSONValue]:
+    match message.role:
+        case "user" | "system":
+            return _input_message(message.role, message.parts)
+        case "assistant":
+            return _assistant_items(message.parts, provider)
+        case "tool":
+            return _input_message("user", message.parts)
+        case _:
+            assert_never(message.role)
 
 
 def _input_message(role: str, parts: list[Part]) -> list[JSONValue]:
