@@ -12,7 +12,8 @@ of each agent and what each row measures. Run by hand; never in CI.
 Usage (from the repository root)::
 
     .venv/bin/python scripts/bench/peers.py [--runs 5] [--steps 20] [--agents ...]
-                     [--frozen PATH] [--cache DIR] [--claude-model M] [--show-requests]
+                     [--frozen PATH] [--before PATH] [--cache DIR] [--claude-model M]
+                     [--show-requests]
 """
 
 from __future__ import annotations
@@ -344,8 +345,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="measured rounds (after a warm-up)")
     parser.add_argument("--steps", type=int, default=20, help="`true` calls in the tool run")
-    parser.add_argument("--agents", default=",".join(NAMES), help="comma-separated keys")
+    parser.add_argument(
+        "--agents",
+        default="",
+        help="comma-separated keys (default: all; `before` only with --before)",
+    )
     parser.add_argument("--frozen", default=str(ROOT / "dist" / "earshot" / "earshot"))
+    parser.add_argument(
+        "--before",
+        default="",
+        help="another earshot executable (an install of an older commit), a column of its own",
+    )
     parser.add_argument(
         "--cache",
         default=str(
@@ -364,14 +374,16 @@ def main(argv: list[str] | None = None) -> int:
     cache = Path(args.cache).resolve()
     if cache.is_relative_to(ROOT):
         raise SystemExit(f"peers: --cache {cache} is inside the repository; pick another")
-    wanted = [k.strip() for k in args.agents.split(",") if k.strip()]
+    before = Path(args.before) if args.before else None
+    default = [k for k in NAMES if k != "before" or before is not None]
+    wanted = [k.strip() for k in args.agents.split(",") if k.strip()] or default
     if any(k in wanted for k in ("codex", "codex-native", "pi", "claude")):
         install_peers(cache / "peers")
     work = make_work(cache)
     load = os.getloadavg()
     with FakeProvider() as fake:
         agents, notes = make_agents(
-            wanted, cache, Path(args.frozen), fake.base_url, args.claude_model
+            wanted, cache, Path(args.frozen), fake.base_url, args.claude_model, before
         )
         results = {a.key: Samples() for a in agents}
         for n in range(args.runs + 1):

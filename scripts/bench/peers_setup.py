@@ -27,6 +27,7 @@ KEY = "bench-key"
 NAMES = {
     "earshot": "earshot source",
     "frozen": "earshot frozen",
+    "before": "earshot before",
     "codex": "Codex (npm)",
     "codex-native": "Codex (native)",
     "pi": "pi",
@@ -177,7 +178,12 @@ def _claude(exe: Path, home: Path, base_url: str, model: str) -> Agent:
 
 
 def make_agents(
-    wanted: list[str], cache: Path, frozen: Path, base_url: str, claude_model: str
+    wanted: list[str],
+    cache: Path,
+    frozen: Path,
+    base_url: str,
+    claude_model: str,
+    before: Path | None = None,
 ) -> tuple[list[Agent], list[str]]:
     modules = cache / "peers" / "node_modules"
     homes = cache / "homes"
@@ -194,6 +200,11 @@ def make_agents(
                 agents.append(_earshot(key, str(frozen), home, base_url))
             else:
                 notes.append(f"earshot frozen: no binary at {frozen} (scripts/build makes one)")
+        elif key == "before":
+            if before is not None and before.is_file():
+                agents.append(_earshot(key, str(before), home, base_url))
+            else:
+                notes.append(f"earshot before: no executable at {before} (--before PATH)")
         elif key == "codex":
             agents.append(_codex(key, modules / ".bin" / "codex", home, base_url))
         elif key == "codex-native":
