@@ -405,7 +405,50 @@ static int run(const pchar *exe, char **argv) {
 /* ---- Linux: start PyInstaller's bootloader once, not twice ------------------------------ */
 
 #ifdef __linux__
-#include "pyi_restart.h" /* set_restart_env, undo_restart_env */
+/* A PyInstaller (6.x) folder build started on Linux points LD_LIBRARY_PATH at its _internal/
+ * (the user's value saved in LD_LIBRARY_PATH_ORIG) and executes itself again, for the dynamic
+ * loader to see it; the second start finds _PYI_ARCHIVE_FILE naming itself and
+ * _PYI_PARENT_PROCESS_LEVEL -1 (the first start's level) and goes on to Python. These are the
+ * variables the first start hands the second, so earshot starts once: one exec of the
+ * bootloader (and its reading of its own archive) less on every warm start. Should the
+ * bootloader not accept them it restarts as before (build/rthook_env.py then still gives the
+ * programs earshot runs the user's library path). build/earshot.spec pins PyInstaller;
+ * tests/test_build.py runs the single file. */
+struct saved_env {
+    char *library_path; /* the user's LD_LIBRARY_PATH (NULL: unset) */
+};
+
+static void set_restart_env(const char *exe, struct saved_env *saved) {
+    char real[CAP], lib[2 * CAP + 2];
+    const char *orig = env("LD_LIBRARY_PATH");
+    saved->library_path = orig != NULL ? strdup(orig) : NULL;
+    if (realpath(exe, real) == NULL) return; /* the bootloader then starts as usual */
+    char *slash = strrchr(real, '/');
+    if (slash == NULL) return;
+    snprintf(lib, sizeof lib, "%.*s/_internal", (int)(slash - real), real);
+    if (orig != NULL) {
+        set_env("LD_LIBRARY_PATH_ORIG", orig);
+        size_t n = strlen(lib);
+        snprintf(lib + n, sizeof lib - n, ":%s", orig);
+    }
+    set_env("LD_LIBRARY_PATH", lib);
+    set_env("_PYI_ARCHIVE_FILE", real);
+    set_env("_PYI_PARENT_PROCESS_LEVEL", "-1");
+    unset_env("_PYI_APPLICATION_HOME_DIR");
+    unset_env("_PYI_LINUX_PROCESS_NAME");
+    unset_env("_PYI_SPLASH_IPC");
+}
+
+static void undo_restart_env(struct saved_env *saved) {
+    unset_env("_PYI_ARCHIVE_FILE");
+    unset_env("_PYI_PARENT_PROCESS_LEVEL");
+    unset_env("LD_LIBRARY_PATH_ORIG");
+    if (saved->library_path != NULL) {
+        set_env("LD_LIBRARY_PATH", saved->library_path);
+    } else {
+        unset_env("LD_LIBRARY_PATH");
+    }
+}
 #endif
 
 /* ---- the cold path: write the installer out and run it -------------------------------- */

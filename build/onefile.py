@@ -73,8 +73,7 @@ def compile_c(source: Path, name: str, work: Path, static: bool = False) -> Path
     copy = work / source.name
     if copy != source:
         shutil.copyfile(source, copy)  # keep the object files out of the source tree
-    # the source's own directory for its headers (build/pyi_restart.h)
-    objects = compiler.compile([str(copy)], output_dir=str(work), include_dirs=[str(source.parent)])
+    objects = compiler.compile([str(copy)], output_dir=str(work))
     try:
         flags = ["-static"] if static else None
         compiler.link_executable(objects, name, output_dir=str(work), extra_preargs=flags)
@@ -85,12 +84,11 @@ def compile_c(source: Path, name: str, work: Path, static: bool = False) -> Path
     return work / (f"{name}.exe" if os.name == "nt" else name)
 
 
-def compile_launcher(work: Path, source: str = "launcher.c") -> Path:
-    """build/launcher.c (or another launcher of build/) -> an executable in ``work``. On Linux
-    it is linked statically: no dynamic loading at each start (~0.3 ms of CPU here) and no
-    glibc version to require."""
+def compile_launcher(work: Path) -> Path:
+    """build/launcher.c -> an executable in ``work``. On Linux it is linked statically: no
+    dynamic loading at each start (~0.3 ms of CPU here) and no glibc version to require."""
     linux = sys.platform == "linux"
-    exe = compile_c(HERE / source, Path(source).stem, work, static=linux)
+    exe = compile_c(HERE / "launcher.c", "launcher", work, static=linux)
     if linux:
         import subprocess
 

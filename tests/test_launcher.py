@@ -19,7 +19,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "build"))
-import front  # noqa: E402
 import onefile  # noqa: E402
 import unpack  # noqa: E402
 
@@ -64,27 +63,22 @@ class Single:
     ident: str
     tree: Path
     manifest: unpack.Manifest
-    fake: Path  # the stand-in program
 
     def run(self, *args: str, env: dict[str, str] | None = None) -> Ran:
-        return run_program(self.path, *args, env=env)
-
-
-def run_program(path: Path, *args: str, env: dict[str, str] | None = None) -> Ran:
-    """``path`` run with ``args`` and ``env`` over the caller's environment minus ``VARS``;
-    what the stand-in it ended in printed."""
-    base = {k: v for k, v in os.environ.items() if k not in VARS or k == unpack.TMPVAR}
-    done = subprocess.run(
-        [str(path), *args],
-        capture_output=True,
-        text=True,
-        env={**base, **(env or {})},
-        timeout=60,
-        check=False,
-    )
-    lines = done.stdout.splitlines()
-    found = dict(line.split("=", 1) for line in lines if not line.startswith("arg="))
-    return Ran(done.returncode, [x[4:] for x in lines if x.startswith("arg=")], found, done.stderr)
+        base = {k: v for k, v in os.environ.items() if k not in VARS or k == unpack.TMPVAR}
+        done = subprocess.run(
+            [str(self.path), *args],
+            capture_output=True,
+            text=True,
+            env={**base, **(env or {})},
+            timeout=60,
+            check=False,
+        )
+        lines = done.stdout.splitlines()
+        found = dict(line.split("=", 1) for line in lines if not line.startswith("arg="))
+        return Ran(
+            done.returncode, [x[4:] for x in lines if x.startswith("arg=")], found, done.stderr
+        )
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +94,7 @@ def single(tmp_path_factory: pytest.TempPathFactory) -> Single:
     text = unpack.build_manifest(tree, 1_700_000_000)
     out = work / ("earshot-onefile.exe" if os.name == "nt" else "earshot-onefile")
     ident = onefile.assemble(launcher, fake, text, "1.2.3", out)
-    return Single(out, ident, tree, unpack.parse_manifest(text), fake)
+    return Single(out, ident, tree, unpack.parse_manifest(text))
 
 
 def same(a: str | Path, b: str | Path) -> bool:
@@ -253,50 +247,3 @@ def test_a_truncated_single_file_says_so(single: Single, tmp_path: Path) -> None
     done = subprocess.run([str(cut)], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 1
     assert "damaged download" in done.stderr
-
-
-@pytest.mark.parametrize("library_path", ["/opt/own/lib", None])
-def test_the_folder_builds_launcher_starts_its_bootloader_once(
-    single: Single, tmp_path: Path, library_path: str | None
-) -> None:
-    # build/front.py on a folder build whose bootloader is the stand-in: on Linux the folder's
-    # `earshot` becomes the launcher and the bootloader `earshot.bin`, started once with what
-    # its own first start would hand its second; elsewhere the folder stays as it is.
-    folder = tmp_path / "earshot"
-    (folder / "_internal").mkdir(parents=True)
-    exe = folder / unpack.EXE
-    shutil.copyfile(single.fake, exe)
-    exe.chmod(0o755)
-    built = tmp_path / "work"
-    assert front.main(["--folder", str(folder), "--work", str(built)]) == 0
-    env = {} if library_path is None else {"LD_LIBRARY_PATH": library_path}
-    if sys.platform != "linux":
-        assert not (folder / front.BOOTLOADER).exists()
-        assert run_program(exe, "--version", env=env).env.get("_PYI_ARCHIVE_FILE") is None
-        return
-    bootloader = folder / front.BOOTLOADER
-    assert bootloader.read_bytes() == single.fake.read_bytes()
-    ran = run_program(exe, "two words", "--flag", env=env)
-    assert ran.code == 7, ran.stderr  # the bootloader's exit code, nothing in between
-    assert ran.args == [str(bootloader), "two words", "--flag"]
-    assert ran.env["_PYI_ARCHIVE_FILE"] == str(bootloader)
-    assert ran.env["_PYI_PARENT_PROCESS_LEVEL"] == "-1"
-    bundle = str(folder / "_internal")
-    expected = bundle if library_path is None else f"{bundle}:{library_path}"
-    assert ran.env["LD_LIBRARY_PATH"] == expected
-    assert ran.env.get("LD_LIBRARY_PATH_ORIG") == library_path
-    # reached through a link, as Homebrew's bin/earshot is
-    (tmp_path / "bin").mkdir()
-    (tmp_path / "bin" / "earshot").symlink_to(exe)
-    linked = run_program(tmp_path / "bin" / "earshot", "--version", env=env)
-    assert linked.code == 7
-    assert linked.args[0] == str(bootloader)
-    # a second run replaces the launcher and keeps the bootloader
-    assert front.main(["--folder", str(folder), "--work", str(built)]) == 0
-    assert bootloader.read_bytes() == single.fake.read_bytes()
-    assert run_program(exe, env=env).code == 7
-    # without its bootloader it says what is missing
-    bootloader.unlink()
-    gone = run_program(exe)
-    assert gone.code == 1
-    assert f"cannot start {bootloader}" in gone.stderr

@@ -69,26 +69,16 @@ def _kind(path: Path) -> str:
         return "Python bytecode (.pyc)"
     if name.endswith(".py"):
         return "Python source (.py)"
-    if ".so" in name or name.endswith((".pyd", ".dll", ".dylib")) or name in LAUNCHERS:
+    if ".so" in name or name.endswith((".pyd", ".dll", ".dylib")) or name == f"earshot{EXE}":
         return "shared libraries, extensions, launcher"
     return "data (catalog, CA bundle, metadata, ...)"
-
-
-LAUNCHERS = (f"earshot{EXE}", "earshot.bin")
-
-
-def _bootloader(folder: Path) -> Path:
-    """PyInstaller's bootloader, which carries the archives: `earshot.bin` behind the Linux
-    launcher (build/front.py), else `earshot` itself."""
-    behind = folder / "earshot.bin"
-    return behind if behind.is_file() else folder / f"earshot{EXE}"
 
 
 def _archive(folder: Path) -> dict[str, tuple[int, int, int]]:
     """The module archive inside the folder build's executable (build/boot_archive.py):
     name -> (typecode, offset, length); empty for a build without one."""
     try:
-        return pyz_toc.read_embedded(_bootloader(folder), importlib.util.MAGIC_NUMBER)
+        return pyz_toc.read_embedded(folder / f"earshot{EXE}", importlib.util.MAGIC_NUMBER)
     except ValueError:
         return {}
 
@@ -96,7 +86,7 @@ def _archive(folder: Path) -> dict[str, tuple[int, int, int]]:
 def _bootstrap(folder: Path) -> set[str]:
     """The modules in the package PyInstaller appends to the executable (typecode "m": the
     bootstrap's, such as ``struct``, which the bootloader imports before any importer runs)."""
-    data = _bootloader(folder).read_bytes()
+    data = (folder / f"earshot{EXE}").read_bytes()
     cookie = data.rfind(b"MEI\014\013\012\013\016")
     if cookie < 0:
         return set()
@@ -125,8 +115,8 @@ def sizes(folder: Path, single: Path | None, top: int) -> None:
         kinds[_kind(path)] += path.stat().st_size
     archived = sum(length for _, _, length in _archive(folder).values())
     if archived:  # inside the executable, counted with the shared libraries above
-        kinds[_kind(_bootloader(folder))] -= archived
-        kinds[f"Python bytecode (the archive inside {_bootloader(folder).name})"] += archived
+        kinds[_kind(folder / f"earshot{EXE}")] -= archived
+        kinds[f"Python bytecode (the archive inside earshot{EXE})"] += archived
     for kind, size in kinds.most_common():
         print(f"  {size / 1e6:7.1f} MB  {kind}")
     internal = folder / "_internal"
